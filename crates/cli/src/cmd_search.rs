@@ -1,0 +1,105 @@
+//! `gqlnav search`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use gqlnav_corpus::{Encoding, Rendering, TokenMeter};
+use gqlnav_search::Query;
+use serde_json::json;
+
+use crate::backends::BackendArgs;
+use crate::common::{context, field_corpus, parse_encoding, print_json, SchemaArgs};
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// The question, in plain words or keywords.
+    pub query: String,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Rendering indexed and shown (see `gqlnav corpus --help` for the list).
+    #[arg(long = "format", short = 'f', default_value = "dot-plus-gloss")]
+    pub format: Rendering,
+    /// Number of hits.
+    #[arg(short = 'k', long, default_value_t = 10)]
+    pub k: usize,
+    /// Take hits in rank order until the next would exceed this many tokens.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Token encoding.
+    #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
+    pub encoding: Encoding,
+    /// Show each ranking channel's contribution.
+    #[arg(long)]
+    pub explain: bool,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: SearchArgs) -> Result<()> {
+    let graph = Arc::new(a.schema.load(a.json)?);
+    let corpus = Arc::new(field_corpus(&graph));
+    let meter = TokenMeter::new(a.encoding);
+    let ctx = context(graph.clone(), corpus, a.format, &meter);
+    let specs = a.backend.specs(&[a.format])?;
+    let spec = specs.first().ok_or_else(|| anyhow::anyhow!("no backend selected"))?;
+    let mut backend = a.backend.build(spec)?;
+    let t0 = Instant::now();
+    backend.index(&ctx)?;
+    let index_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    let depth = if a.budget.is_some() { a.k.max(100) } else { a.k };
+    let t1 = Instant::now();
+    let scored = backend.search(&Query::new(a.query.clone()), depth)?;
+    let search_ms = t1.elapsed().as_secs_f64() * 1000.0;
+    let mut hits = ctx.hits(&scored, 1);
+    if let Some(b) = a.budget {
+        let mut used = 0;
+        let mut keep = 0;
+        for h in &hits {
+            if used + h.tokens > b {
+                break;
+            }
+            used += h.tokens;
+            keep += 1;
+        }
+        hits.truncate(keep);
+    } else {
+        hits.truncate(a.k);
+    }
+    let total: usize = hits.iter().map(|h| h.tokens).sum();
+    if a.json {
+        return print_json(&json!({
+            "query": a.query, "backend": backend.name(), "encoding": a.encoding.name(),
+            "hits": hits, "totalTokens": total, "budget": a.budget,
+            "indexMs": index_ms, "searchMs": search_ms,
+        }));
+    }
+    println!("{} — {}", backend.name(), graph.source);
+    println!("{:>4}  {:<60} {:>6} {:>5}  path to root", "rank", "coordinate", "score", "tok");
+    for h in &hits {
+        let path = h.paths_to_root.first().map(|p| p.join(" → ")).unwrap_or_else(|| "(no query path)".into());
+        println!("{:>4}  {:<60} {:>6.3} {:>5}  {}", h.rank, h.coordinate, h.score, h.tokens, path);
+        if a.explain {
+            if h.explain.is_empty() {
+                println!("        raw score {:.4} (single channel)", h.raw_score);
+            } else {
+                let parts: Vec<String> = h.explain.iter().map(|(k, v)| format!("{k}={v:.3}")).collect();
+                println!("        {}", parts.join("  "));
+            }
+        }
+    }
+    println!(
+        "{} hits, {} tokens ({}){}; indexed in {:.0} ms, searched in {:.2} ms",
+        hits.len(),
+        total,
+        a.encoding,
+        a.budget.map(|b| format!(" within a budget of {b}")).unwrap_or_default(),
+        index_ms,
+        search_ms
+    );
+    Ok(())
+}

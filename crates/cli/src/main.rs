@@ -1,0 +1,59 @@
+//! The `gqlnav` binary: a thin layer over the pipeline crates.
+
+mod backends;
+mod cmd_corpus;
+mod cmd_search;
+mod common;
+
+use clap::{Parser, Subcommand};
+
+const ABOUT: &str = "Search, slice and measure GraphQL schemas too large to paste into a prompt.";
+
+const LONG_ABOUT: &str = "gqlnav finds the few schema coordinates (Type.field) a task needs, shows how to reach \
+them from the root, and measures every answer in recall and tokens.
+
+Every command takes --schema PATH|URL (an SDL file, an introspection JSON file, or an http(s) \
+endpoint to introspect); without it the embedded GitHub schema is used.";
+
+const EXAMPLES: &str = "Examples:
+  gqlnav cost                                   what the GitHub schema costs, in tokens
+  gqlnav corpus --schema my.graphql --show 3    corpus sizes per rendering, with samples
+  gqlnav search \"open pull requests of a repo\"  ranked coordinates with paths to root
+  gqlnav bench                                  recall/tokens on the bundled GitHub questions";
+
+#[derive(Parser, Debug)]
+#[command(name = "gqlnav", version, about = ABOUT, long_about = LONG_ABOUT, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build the coordinate corpus and count its tokens per rendering.
+    #[command(
+        long_about = "Build the coordinate corpus (one entry per field of every object and interface type) \
+and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.releaseYear\n  dot-plus-gloss     Movie.releaseYear - the release year of a movie\n  gloss              GraphQL field Movie.releaseYear. Owner type: Movie. Returns: Int!. Release year, four digits.\n  sdl                \"\"\"Release year, four digits.\"\"\"\\nreleaseYear: Int!  # on type Movie\n  coord              Movie.releaseYear\n  coord-desc         Movie.releaseYear — Release year, four digits.\n  coord-return       Movie.releaseYear -> Int\n  coord-return-desc  Movie.releaseYear -> Int — Release year, four digits.\n  name-only          releaseYear\n  sig                Movie.releaseYear: Int!\n  sig-desc           Movie.releaseYear: Int! — Release year, four digits.",
+        after_help = "Examples:\n  gqlnav corpus --json\n  gqlnav corpus --schema schema.graphql --format gloss,sdl --show 5\n  gqlnav corpus --out corpus.jsonl --encoding cl100k_base"
+    )]
+    Corpus(cmd_corpus::CorpusArgs),
+    /// What the whole schema costs to show a model, in tokens.
+    #[command(after_help = "Examples:\n  gqlnav cost\n  gqlnav cost --schema https://api.example.com/graphql -H 'Authorization: Bearer …' --json")]
+    Cost(cmd_corpus::CostArgs),
+    /// Rank schema coordinates for a question.
+    #[command(after_help = "Examples:\n  gqlnav search \"who reviewed a pull request\"\n  gqlnav search \"release year\" --schema movies.graphql -k 5 --json\n  gqlnav search \"repository stars\" --analyzer standard --format gloss --budget 500")]
+    Search(cmd_search::SearchArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let r = match cli.command {
+        Command::Corpus(a) => cmd_corpus::run_corpus(a),
+        Command::Cost(a) => cmd_corpus::run_cost(a),
+        Command::Search(a) => cmd_search::run(a),
+    };
+    if let Err(e) = r {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,591 @@
+//! The schema graph: roots, reverse edges and paths to the root.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet, VecDeque};
+
+use apollo_compiler::schema::ExtendedType;
+use apollo_compiler::Schema;
+
+use crate::coordinate::{Coordinate, CoordinateKind};
+use crate::error::SchemaError;
+
+/// A problem found while loading that did not stop the load.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Warning {
+    /// `file:line:column` where known.
+    pub location: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// The operation kind of a root type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootKind {
+    Query,
+    Subscription,
+    Mutation,
+}
+
+/// A field seen from the type it returns: `owner.field` returns (a wrapper of) `ty`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldRef {
+    pub owner: String,
+    pub field: String,
+}
+
+impl FieldRef {
+    pub fn coordinate(&self) -> String {
+        format!("{}.{}", self.owner, self.field)
+    }
+}
+
+/// Options for [`SchemaGraph::paths_to_root`].
+#[derive(Debug, Clone, Copy)]
+pub struct PathOptions {
+    /// At most this many paths.
+    pub max_paths: usize,
+    /// At most this many fields per path, the target included.
+    pub max_depth: usize,
+    /// Also return paths that start at the mutation root (after query and subscription paths).
+    pub include_mutation: bool,
+}
+
+impl Default for PathOptions {
+    fn default() -> Self {
+        PathOptions {
+            max_paths: 5,
+            max_depth: 6,
+            include_mutation: false,
+        }
+    }
+}
+
+/// A loaded schema plus the indexes every later stage needs.
+///
+/// Invariants: every list here is in a deterministic order (schema declaration order or
+/// sorted); nothing depends on hash-map iteration order.
+pub struct SchemaGraph {
+    /// The (possibly partial) apollo-compiler schema.
+    pub schema: Schema,
+    /// Where it came from (a path or a URL without credentials).
+    pub source: String,
+    /// Problems found while loading.
+    pub warnings: Vec<Warning>,
+    query: Option<String>,
+    mutation: Option<String>,
+    subscription: Option<String>,
+    /// type -> fields whose named return type can produce a value of that type
+    /// (directly, through an interface it implements, or a union it belongs to), sorted.
+    producers: HashMap<String, Vec<FieldRef>>,
+    /// interface -> implementing object and interface types, sorted.
+    implementers: HashMap<String, Vec<String>>,
+    /// per root kind: type -> fewest fields from that root.
+    dist: HashMap<RootKind, HashMap<String, usize>>,
+}
+
+impl std::fmt::Debug for SchemaGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaGraph")
+            .field("source", &self.source)
+            .field("types", &self.schema.types.len())
+            .field("warnings", &self.warnings.len())
+            .finish()
+    }
+}
+
+impl SchemaGraph {
+    /// Build the graph over an already parsed schema.
+    pub fn new(schema: Schema, source: impl Into<String>, warnings: Vec<Warning>) -> Self {
+        let name_of = |t: Option<&apollo_compiler::ast::NamedType>| t.map(|n| n.to_string());
+        let def = &schema.schema_definition;
+        let mut query = name_of(def.query.as_ref().map(|c| &c.name));
+        let mut mutation = name_of(def.mutation.as_ref().map(|c| &c.name));
+        let mut subscription = name_of(def.subscription.as_ref().map(|c| &c.name));
+        // A schema without a `schema {}` block uses the default names when those types exist.
+        let has_object = |n: &str| matches!(schema.types.get(n), Some(ExtendedType::Object(_)));
+        if query.is_none() && has_object("Query") {
+            query = Some("Query".into());
+        }
+        if mutation.is_none() && has_object("Mutation") {
+            mutation = Some("Mutation".into());
+        }
+        if subscription.is_none() && has_object("Subscription") {
+            subscription = Some("Subscription".into());
+        }
+
+        // Membership: type -> abstract types it can be seen through.
+        let mut seen_as: HashMap<String, Vec<String>> = HashMap::new();
+        let mut implementers: HashMap<String, Vec<String>> = HashMap::new();
+        for (name, ty) in &schema.types {
+            match ty {
+                ExtendedType::Object(o) => {
+                    for i in &o.implements_interfaces {
+                        seen_as
+                            .entry(name.to_string())
+                            .or_default()
+                            .push(i.to_string());
+                        implementers
+                            .entry(i.to_string())
+                            .or_default()
+                            .push(name.to_string());
+                    }
+                }
+                ExtendedType::Interface(o) => {
+                    for i in &o.implements_interfaces {
+                        seen_as
+                            .entry(name.to_string())
+                            .or_default()
+                            .push(i.to_string());
+                        implementers
+                            .entry(i.to_string())
+                            .or_default()
+                            .push(name.to_string());
+                    }
+                }
+                ExtendedType::Union(u) => {
+                    for m in &u.members {
+                        seen_as
+                            .entry(m.to_string())
+                            .or_default()
+                            .push(name.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Direct producers: named return type -> fields.
+        let mut direct: HashMap<String, Vec<FieldRef>> = HashMap::new();
+        for (name, ty) in &schema.types {
+            let fields = match ty {
+                ExtendedType::Object(o) => &o.fields,
+                ExtendedType::Interface(i) => &i.fields,
+                _ => continue,
+            };
+            if name.starts_with("__") {
+                continue;
+            }
+            for (fname, f) in fields {
+                direct
+                    .entry(f.ty.inner_named_type().to_string())
+                    .or_default()
+                    .push(FieldRef {
+                        owner: name.to_string(),
+                        field: fname.to_string(),
+                    });
+            }
+        }
+        let mut producers: HashMap<String, Vec<FieldRef>> = HashMap::new();
+        for name in schema.types.keys() {
+            let mut set: BTreeSet<FieldRef> = BTreeSet::new();
+            if let Some(d) = direct.get(name.as_str()) {
+                set.extend(d.iter().cloned());
+            }
+            if let Some(abs) = seen_as.get(name.as_str()) {
+                for a in abs {
+                    if let Some(d) = direct.get(a) {
+                        set.extend(d.iter().cloned());
+                    }
+                }
+            }
+            if !set.is_empty() {
+                producers.insert(name.to_string(), set.into_iter().collect());
+            }
+        }
+        for v in implementers.values_mut() {
+            v.sort();
+            v.dedup();
+        }
+
+        let mut g = SchemaGraph {
+            schema,
+            source: source.into(),
+            warnings,
+            query,
+            mutation,
+            subscription,
+            producers,
+            implementers,
+            dist: HashMap::new(),
+        };
+        for kind in [RootKind::Query, RootKind::Subscription, RootKind::Mutation] {
+            if let Some(root) = g.root(kind).map(str::to_string) {
+                let d = g.forward_distances(&root);
+                g.dist.insert(kind, d);
+            }
+        }
+        g
+    }
+
+    /// The root type name of an operation kind, from the schema definition.
+    pub fn root(&self, kind: RootKind) -> Option<&str> {
+        match kind {
+            RootKind::Query => self.query.as_deref(),
+            RootKind::Mutation => self.mutation.as_deref(),
+            RootKind::Subscription => self.subscription.as_deref(),
+        }
+    }
+
+    /// Which root kind a type is, if any.
+    pub fn root_kind(&self, ty: &str) -> Option<RootKind> {
+        [RootKind::Query, RootKind::Subscription, RootKind::Mutation]
+            .into_iter()
+            .find(|k| self.root(*k) == Some(ty))
+    }
+
+    /// Fields whose value can be of type `ty` (directly, or through an interface it
+    /// implements or a union it belongs to). Sorted by owner, then field.
+    pub fn producers(&self, ty: &str) -> &[FieldRef] {
+        self.producers.get(ty).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Object and interface types implementing an interface, sorted.
+    pub fn implementers(&self, interface: &str) -> &[String] {
+        self.implementers
+            .get(interface)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Fewest fields from the given root to reach `ty` (0 for the root itself).
+    pub fn distance_from_root(&self, kind: RootKind, ty: &str) -> Option<usize> {
+        self.dist.get(&kind).and_then(|d| d.get(ty)).copied()
+    }
+
+    /// Fewest fields from the query (or else subscription) root.
+    pub fn depth(&self, ty: &str) -> Option<usize> {
+        self.distance_from_root(RootKind::Query, ty)
+            .or_else(|| self.distance_from_root(RootKind::Subscription, ty))
+    }
+
+    fn forward_distances(&self, root: &str) -> HashMap<String, usize> {
+        let mut dist = HashMap::new();
+        dist.insert(root.to_string(), 0usize);
+        let mut q = VecDeque::from([root.to_string()]);
+        while let Some(t) = q.pop_front() {
+            let d = dist[&t];
+            for next in self.successors(&t) {
+                if !dist.contains_key(&next) {
+                    dist.insert(next.clone(), d + 1);
+                    q.push_back(next);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Types reachable in one field from `ty`, including the concrete types behind
+    /// abstract return types (so fields of implementations count as reachable).
+    fn successors(&self, ty: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let fields = match self.schema.types.get(ty) {
+            Some(ExtendedType::Object(o)) => &o.fields,
+            Some(ExtendedType::Interface(i)) => &i.fields,
+            _ => return out,
+        };
+        for f in fields.values() {
+            let n = f.ty.inner_named_type().as_str();
+            out.push(n.to_string());
+            match self.schema.types.get(n) {
+                Some(ExtendedType::Interface(_)) => {
+                    out.extend(self.implementers(n).iter().cloned());
+                }
+                Some(ExtendedType::Union(u)) => {
+                    out.extend(u.members.iter().map(|m| m.to_string()));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Root-first paths of field coordinates that reach `coordinate` (a field `Type.field`,
+    /// or a type name, whose paths then end at a field returning it).
+    ///
+    /// Order: query-root paths, then subscription-root paths, then (on request) mutation
+    /// paths; within a root shortest first, ties by the joined path text. Bounded by
+    /// `opts.max_paths` and `opts.max_depth`.
+    pub fn paths_to_root(
+        &self,
+        coordinate: &str,
+        opts: PathOptions,
+    ) -> Result<Vec<Vec<String>>, SchemaError> {
+        let coord = Coordinate::parse(coordinate)?;
+        let (ty, tail): (String, Option<String>) = match &coord {
+            Coordinate::Member { ty, member } => {
+                self.resolve(&coord)?;
+                (ty.clone(), Some(format!("{ty}.{member}")))
+            }
+            Coordinate::Argument { ty, field, .. } => {
+                self.resolve(&coord)?;
+                (ty.clone(), Some(format!("{ty}.{field}")))
+            }
+            Coordinate::Type(t) => {
+                self.resolve(&coord)?;
+                (t.clone(), None)
+            }
+            _ => return Ok(Vec::new()),
+        };
+        Ok(self.paths_to_type(&ty, tail.as_deref(), opts))
+    }
+
+    /// Paths from the roots to type `ty`, each extended by `tail` if given.
+    pub fn paths_to_type(
+        &self,
+        ty: &str,
+        tail: Option<&str>,
+        opts: PathOptions,
+    ) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        let mut kinds = vec![RootKind::Query, RootKind::Subscription];
+        if opts.include_mutation {
+            kinds.push(RootKind::Mutation);
+        }
+        let tail_len = usize::from(tail.is_some());
+        for kind in kinds {
+            if out.len() >= opts.max_paths {
+                break;
+            }
+            let Some(root) = self.root(kind) else {
+                continue;
+            };
+            let Some(dist) = self.dist.get(&kind) else {
+                continue;
+            };
+            if ty == root {
+                if let Some(t) = tail {
+                    out.push(vec![t.to_string()]);
+                }
+                continue;
+            }
+            let Some(&d0) = dist.get(ty) else { continue };
+            if d0 + tail_len > opts.max_depth {
+                continue;
+            }
+            // Best-first backward enumeration; the heuristic (exact forward distance) makes
+            // completed paths come out shortest first.
+            // heap item: (estimated total, joined text for tie order, current type, path reversed)
+            let mut heap: BinaryHeap<Reverse<(usize, String, String, Vec<FieldRef>)>> =
+                BinaryHeap::new();
+            heap.push(Reverse((d0, String::new(), ty.to_string(), Vec::new())));
+            let mut pops = 0usize;
+            let mut found = 0usize;
+            while let Some(Reverse((_, _, cur, rev))) = heap.pop() {
+                pops += 1;
+                if pops > 20_000 {
+                    break;
+                }
+                if cur == root {
+                    let mut p: Vec<String> = rev.iter().rev().map(FieldRef::coordinate).collect();
+                    if let Some(t) = tail {
+                        p.push(t.to_string());
+                    }
+                    out.push(p);
+                    found += 1;
+                    if out.len() >= opts.max_paths || found >= opts.max_paths {
+                        break;
+                    }
+                    continue;
+                }
+                let visited: HashSet<&str> = rev.iter().map(|f| f.owner.as_str()).collect();
+                for fr in self.producers(&cur) {
+                    if fr.owner == cur || visited.contains(fr.owner.as_str()) {
+                        continue;
+                    }
+                    let Some(&dp) = dist.get(&fr.owner) else {
+                        continue;
+                    };
+                    let len = rev.len() + 1;
+                    if len + dp + tail_len > opts.max_depth {
+                        continue;
+                    }
+                    // Paths must not pass through another root type.
+                    if fr.owner != root && self.root_kind(&fr.owner).is_some() {
+                        continue;
+                    }
+                    let mut next = rev.clone();
+                    next.push(fr.clone());
+                    let text: Vec<String> = next.iter().rev().map(FieldRef::coordinate).collect();
+                    heap.push(Reverse((len + dp, text.join(" "), fr.owner.clone(), next)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Check that a coordinate exists and say what it is.
+    pub fn resolve(&self, coord: &Coordinate) -> Result<CoordinateKind, SchemaError> {
+        let unknown = || SchemaError::UnknownCoordinate {
+            coordinate: coord.to_string(),
+            suggestions: self.suggest(&coord.to_string(), 3),
+        };
+        match coord {
+            Coordinate::Type(t) => match self.schema.types.get(t.as_str()) {
+                Some(ExtendedType::Object(_)) => Ok(CoordinateKind::ObjectType),
+                Some(ExtendedType::Interface(_)) => Ok(CoordinateKind::InterfaceType),
+                Some(ExtendedType::Union(_)) => Ok(CoordinateKind::UnionType),
+                Some(ExtendedType::Enum(_)) => Ok(CoordinateKind::EnumType),
+                Some(ExtendedType::InputObject(_)) => Ok(CoordinateKind::InputType),
+                Some(ExtendedType::Scalar(_)) => Ok(CoordinateKind::ScalarType),
+                None => Err(unknown()),
+            },
+            Coordinate::Member { ty, member } => match self.schema.types.get(ty.as_str()) {
+                Some(ExtendedType::Object(o)) if o.fields.contains_key(member.as_str()) => {
+                    Ok(CoordinateKind::Field)
+                }
+                Some(ExtendedType::Interface(o)) if o.fields.contains_key(member.as_str()) => {
+                    Ok(CoordinateKind::Field)
+                }
+                Some(ExtendedType::InputObject(o)) if o.fields.contains_key(member.as_str()) => {
+                    Ok(CoordinateKind::InputField)
+                }
+                Some(ExtendedType::Enum(o)) if o.values.contains_key(member.as_str()) => {
+                    Ok(CoordinateKind::EnumValue)
+                }
+                _ => Err(unknown()),
+            },
+            Coordinate::Argument { ty, field, arg } => {
+                let f = match self.schema.types.get(ty.as_str()) {
+                    Some(ExtendedType::Object(o)) => o.fields.get(field.as_str()),
+                    Some(ExtendedType::Interface(o)) => o.fields.get(field.as_str()),
+                    _ => None,
+                };
+                match f {
+                    Some(f) if f.arguments.iter().any(|a| a.name == arg.as_str()) => {
+                        Ok(CoordinateKind::Argument)
+                    }
+                    _ => Err(unknown()),
+                }
+            }
+            Coordinate::Directive(d) => {
+                if self.schema.directive_definitions.contains_key(d.as_str()) {
+                    Ok(CoordinateKind::Directive)
+                } else {
+                    Err(unknown())
+                }
+            }
+            Coordinate::DirectiveArgument { directive, arg } => {
+                match self.schema.directive_definitions.get(directive.as_str()) {
+                    Some(d) if d.arguments.iter().any(|a| a.name == arg.as_str()) => {
+                        Ok(CoordinateKind::DirectiveArgument)
+                    }
+                    _ => Err(unknown()),
+                }
+            }
+        }
+    }
+
+    /// Parse and resolve a coordinate string.
+    pub fn resolve_str(&self, s: &str) -> Result<(Coordinate, CoordinateKind), SchemaError> {
+        let c = Coordinate::parse(s)?;
+        let k = self.resolve(&c)?;
+        Ok((c, k))
+    }
+
+    /// Existing coordinates closest to `input` (edit distance on the lower-cased text,
+    /// preferring the same owner type), at most `n`.
+    pub fn suggest(&self, input: &str, n: usize) -> Vec<String> {
+        let (owner, member) = match input.split_once('.') {
+            Some((o, m)) => (o, Some(m.split('(').next().unwrap_or(m))),
+            None => (input, None),
+        };
+        let mut scored: Vec<(usize, String)> = Vec::new();
+        let owner_l = owner.to_ascii_lowercase();
+        match member {
+            None => {
+                for name in self.schema.types.keys() {
+                    if name.starts_with("__") {
+                        continue;
+                    }
+                    scored.push((
+                        edit_distance(&owner_l, &name.to_ascii_lowercase()),
+                        name.to_string(),
+                    ));
+                }
+            }
+            Some(m) => {
+                let m_l = m.to_ascii_lowercase();
+                let owners: Vec<String> = if self.schema.types.contains_key(owner) {
+                    vec![owner.to_string()]
+                } else {
+                    let mut o: Vec<(usize, String)> = self
+                        .schema
+                        .types
+                        .keys()
+                        .filter(|k| !k.starts_with("__"))
+                        .map(|k| {
+                            (
+                                edit_distance(&owner_l, &k.to_ascii_lowercase()),
+                                k.to_string(),
+                            )
+                        })
+                        .collect();
+                    o.sort();
+                    o.into_iter().take(3).map(|x| x.1).collect()
+                };
+                for o in owners {
+                    let od = edit_distance(&owner_l, &o.to_ascii_lowercase());
+                    for mem in self.member_names(&o) {
+                        let d = od + edit_distance(&m_l, &mem.to_ascii_lowercase());
+                        scored.push((d, format!("{o}.{mem}")));
+                    }
+                }
+            }
+        }
+        scored.sort();
+        let limit = (input.len() / 2).max(3);
+        scored
+            .into_iter()
+            .filter(|(d, _)| *d <= limit)
+            .take(n)
+            .map(|x| x.1)
+            .collect()
+    }
+
+    /// Field, input-field or enum-value names of a type, in declaration order.
+    pub fn member_names(&self, ty: &str) -> Vec<String> {
+        match self.schema.types.get(ty) {
+            Some(ExtendedType::Object(o)) => o.fields.keys().map(|k| k.to_string()).collect(),
+            Some(ExtendedType::Interface(o)) => o.fields.keys().map(|k| k.to_string()).collect(),
+            Some(ExtendedType::InputObject(o)) => o.fields.keys().map(|k| k.to_string()).collect(),
+            Some(ExtendedType::Enum(o)) => o.values.keys().map(|k| k.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Number of field coordinates on object and interface types (`__` types excluded).
+    pub fn field_count(&self) -> usize {
+        self.schema
+            .types
+            .iter()
+            .filter(|(n, _)| !n.starts_with("__"))
+            .map(|(_, t)| match t {
+                ExtendedType::Object(o) => o.fields.len(),
+                ExtendedType::Interface(i) => i.fields.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+/// Levenshtein distance over bytes.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a = a.as_bytes();
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}

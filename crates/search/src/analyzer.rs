@@ -1,0 +1,225 @@
+//! Analyzers: how text becomes terms, for documents and for queries.
+//!
+//! * `standard` reproduces Lucene's `StandardAnalyzer()` as the seed instrument used it:
+//!   UAX#29 word boundaries (so `Type.field` and `created_at` stay one token), lower-case,
+//!   no stop words, no stemming, tokens cut at 255 characters.
+//! * `identifier` is what a user should get: the same words, and every identifier also
+//!   split on `.`, `_`, camelCase and acronyms (`defaultBranchRef` gives `defaultbranchref`,
+//!   `default`, `branch`, `ref`), a light English plural stemmer (Harman's S-stemmer), and
+//!   English stop words dropped from queries only.
+
+use std::fmt;
+use std::str::FromStr;
+
+use gqlnav_corpus::split_identifier;
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::SearchError;
+
+/// A named analyzer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Analyzer {
+    Standard,
+    Identifier,
+}
+
+/// A general-purpose English stop list (Lucene's English set plus common question and
+/// request words). It is not derived from any benchmark question.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+    "do", "does", "each", "for", "from", "get", "give", "had", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "please", "show", "should", "so", "some",
+    "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "us",
+    "was", "we", "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "with",
+    "would", "you", "your",
+];
+
+fn is_stop(w: &str) -> bool {
+    STOP_WORDS.binary_search(&w).is_ok()
+}
+
+/// Harman's S-stemmer: a light plural stemmer.
+pub fn s_stem(w: &str) -> String {
+    if w.len() <= 3 || !w.is_ascii() {
+        return w.to_string();
+    }
+    if w.ends_with("ies") && !w.ends_with("eies") && !w.ends_with("aies") {
+        return format!("{}y", &w[..w.len() - 3]);
+    }
+    if w.ends_with("es") && !w.ends_with("aes") && !w.ends_with("ees") && !w.ends_with("oes") {
+        return w[..w.len() - 1].to_string();
+    }
+    if w.ends_with('s') && !w.ends_with("us") && !w.ends_with("ss") {
+        return w[..w.len() - 1].to_string();
+    }
+    w.to_string()
+}
+
+fn uax29_words(text: &str) -> impl Iterator<Item = &str> {
+    text.unicode_words()
+}
+
+fn cut255(w: &str) -> Vec<String> {
+    let chars: Vec<char> = w.chars().collect();
+    if chars.len() <= 255 {
+        return vec![w.to_lowercase()];
+    }
+    chars.chunks(255).map(|c| c.iter().collect::<String>().to_lowercase()).collect()
+}
+
+impl Analyzer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Analyzer::Standard => "standard",
+            Analyzer::Identifier => "identifier",
+        }
+    }
+
+    /// Terms of a document text.
+    pub fn index_terms(self, text: &str) -> Vec<String> {
+        self.terms(text, false)
+    }
+
+    /// Terms of a query (repeated terms are kept: each counts once more).
+    pub fn query_terms(self, text: &str) -> Vec<String> {
+        self.terms(text, true)
+    }
+
+    fn terms(self, text: &str, query: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        match self {
+            Analyzer::Standard => {
+                for w in uax29_words(text) {
+                    out.extend(cut255(w));
+                }
+            }
+            Analyzer::Identifier => {
+                for w in uax29_words(text) {
+                    let whole = w.to_lowercase();
+                    let parts = split_identifier(w);
+                    let split = parts.len() > 1;
+                    if split {
+                        if !(query && is_stop(&whole)) {
+                            out.push(whole.clone());
+                        }
+                        for p in parts {
+                            // apostrophes: "repo's" -> "repo"
+                            let p = p.trim_end_matches("'s").trim_matches('\'').to_string();
+                            if p.is_empty() || (query && is_stop(&p)) {
+                                continue;
+                            }
+                            out.push(s_stem(&p));
+                        }
+                    } else {
+                        let p = whole.trim_end_matches("'s").trim_matches('\'').to_string();
+                        if p.is_empty() || (query && is_stop(&p)) {
+                            continue;
+                        }
+                        out.push(s_stem(&p));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for Analyzer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Analyzer {
+    type Err = SearchError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "standard" => Ok(Analyzer::Standard),
+            "identifier" => Ok(Analyzer::Identifier),
+            _ => Err(SearchError::UnknownAnalyzer(s.to_string())),
+        }
+    }
+}
+
+/// The analyzer as a tantivy tokenizer, so tantivy indexes exactly our terms.
+#[derive(Clone)]
+pub struct TantivyAnalyzer(pub Analyzer);
+
+pub struct VecTokenStream {
+    tokens: Vec<tantivy::tokenizer::Token>,
+    i: usize,
+}
+
+impl tantivy::tokenizer::TokenStream for VecTokenStream {
+    fn advance(&mut self) -> bool {
+        if self.i < self.tokens.len() {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn token(&self) -> &tantivy::tokenizer::Token {
+        &self.tokens[self.i.saturating_sub(1).min(self.tokens.len().saturating_sub(1))]
+    }
+    fn token_mut(&mut self) -> &mut tantivy::tokenizer::Token {
+        let i = self.i.saturating_sub(1).min(self.tokens.len().saturating_sub(1));
+        &mut self.tokens[i]
+    }
+}
+
+impl tantivy::tokenizer::Tokenizer for TantivyAnalyzer {
+    type TokenStream<'a> = VecTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        let tokens = self
+            .0
+            .index_terms(text)
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| tantivy::tokenizer::Token {
+                offset_from: 0,
+                offset_to: 0,
+                position: i,
+                text: t,
+                position_length: 1,
+            })
+            .collect();
+        VecTokenStream { tokens, i: 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        let mut s = STOP_WORDS.to_vec();
+        s.sort_unstable();
+        assert_eq!(s, STOP_WORDS);
+    }
+
+    #[test]
+    fn standard_keeps_coordinates_whole() {
+        let t = Analyzer::Standard.index_terms("GraphQL field Movie.releaseYear. Owner type: Movie. created_at");
+        assert_eq!(t, ["graphql", "field", "movie.releaseyear", "owner", "type", "movie", "created_at"]);
+    }
+
+    #[test]
+    fn identifier_splits_and_stems() {
+        let t = Analyzer::Identifier.index_terms("Repository.pullRequests");
+        assert_eq!(t, ["repository.pullrequests", "repository", "pull", "request"]);
+        let q = Analyzer::Identifier.query_terms("What are the open issues of a repository?");
+        assert_eq!(q, ["open", "issue", "repository"]);
+    }
+
+    #[test]
+    fn s_stemmer_rules() {
+        assert_eq!(s_stem("issues"), "issue");
+        assert_eq!(s_stem("repositories"), "repository");
+        assert_eq!(s_stem("status"), "status");
+        assert_eq!(s_stem("class"), "class");
+        assert_eq!(s_stem("goes"), "goes");
+    }
+}

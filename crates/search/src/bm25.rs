@@ -1,0 +1,442 @@
+//! BM25 on tantivy.
+//!
+//! tantivy holds the inverted index (terms, postings with frequencies) and persists it;
+//! the scoring is ours so that it reproduces Lucene 10's `BM25Similarity` exactly:
+//! `idf · f / (f + k1·(1 − b + b·dl/avgdl))` with `idf = ln(1 + (N − n + 0.5)/(n + 0.5))`,
+//! no `(k1+1)` factor, `dl` decoded from Lucene's lossy one-byte norm
+//! (`SmallFloat.intToByte4`), `avgdl` = total terms / documents, repeated query terms
+//! counted again, and ties broken by corpus order. k1, b and per-field weights are
+//! configurable; the score of a document is the weighted sum over fields.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use tantivy::schema::{IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions};
+use tantivy::{doc, Index, IndexReader, Term};
+
+use crate::analyzer::{Analyzer, TantivyAnalyzer};
+use crate::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
+
+/// Which text of an entry a BM25 field indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldSource {
+    /// The rendered text of the chosen rendering.
+    Text,
+    /// The field (or member) name.
+    Name,
+    /// The owner type name.
+    Owner,
+    /// The named return type.
+    ReturnType,
+    /// The description.
+    Description,
+    /// Argument names and descriptions.
+    Args,
+}
+
+impl FieldSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldSource::Text => "text",
+            FieldSource::Name => "name",
+            FieldSource::Owner => "owner",
+            FieldSource::ReturnType => "return_type",
+            FieldSource::Description => "description",
+            FieldSource::Args => "args",
+        }
+    }
+
+    /// Extract this source's text from a corpus entry.
+    pub fn extract(self, ctx: &SearchContext, doc: usize) -> String {
+        let e = &ctx.corpus.entries[doc];
+        match self {
+            FieldSource::Text => ctx.rendered.texts[doc].clone(),
+            FieldSource::Name => e.name.clone(),
+            FieldSource::Owner => e.owner.clone(),
+            FieldSource::ReturnType => e.named_type.clone(),
+            FieldSource::Description => e.description.clone(),
+            FieldSource::Args => e
+                .args
+                .iter()
+                .map(|a| format!("{} {}", a.name, a.description))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+/// BM25 settings.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Bm25Config {
+    pub analyzer: Analyzer,
+    pub k1: f32,
+    pub b: f32,
+    /// Indexed fields and their weights.
+    pub fields: Vec<(FieldSource, f32)>,
+}
+
+impl Bm25Config {
+    pub fn new(analyzer: Analyzer) -> Self {
+        Bm25Config {
+            analyzer,
+            k1: 1.2,
+            b: 0.75,
+            fields: vec![(FieldSource::Text, 1.0)],
+        }
+    }
+}
+
+/// Lucene `SmallFloat.intToByte4` then `byte4ToInt`: the length BM25 actually sees.
+pub fn lucene_quantized_length(len: u32) -> u32 {
+    const NUM_FREE: u32 = 24;
+    if len < NUM_FREE {
+        return len;
+    }
+    let i = (len - NUM_FREE) as u64;
+    // longToInt4
+    let num_bits = 64 - i.leading_zeros();
+    let enc = if num_bits < 4 {
+        i as u32
+    } else {
+        let shift = num_bits - 4;
+        let mut e = ((i >> shift) as u32) & 0x07;
+        e |= (shift + 1) << 3;
+        e
+    };
+    // int4ToLong
+    let bits = (enc & 0x07) as u64;
+    let shift = (enc >> 3) as i32 - 1;
+    let dec = if shift == -1 { bits } else { (bits | 0x08) << shift };
+    NUM_FREE + dec as u32
+}
+
+struct FieldStats {
+    field: tantivy::schema::Field,
+    weight: f32,
+    /// Quantized length per doc.
+    dl: Vec<f32>,
+    avgdl: f32,
+}
+
+/// The BM25 backend.
+pub struct Bm25Backend {
+    config: Bm25Config,
+    rendering: String,
+    index: Option<Index>,
+    reader: Option<IndexReader>,
+    fields: Vec<FieldStats>,
+    n_docs: usize,
+}
+
+const META_FILE: &str = "gqlnav-bm25.json";
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedMeta {
+    format: u32,
+    config: Bm25Config,
+    rendering: String,
+    fingerprint: String,
+    lengths: Vec<Vec<u32>>,
+}
+
+/// A stable fingerprint of a context (FNV-1a over coordinates and rendered texts).
+pub fn fingerprint(ctx: &SearchContext) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    let mut eat = |s: &str| {
+        for b in s.bytes().chain(std::iter::once(0u8)) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    };
+    for (e, t) in ctx.corpus.entries.iter().zip(ctx.rendered.texts.iter()) {
+        eat(&e.coordinate);
+        eat(t);
+    }
+    format!("{h:016x}-{}", ctx.corpus.len())
+}
+
+impl Bm25Backend {
+    pub fn new(config: Bm25Config) -> Self {
+        Bm25Backend {
+            config,
+            rendering: String::new(),
+            index: None,
+            reader: None,
+            fields: Vec::new(),
+            n_docs: 0,
+        }
+    }
+
+    pub fn config(&self) -> &Bm25Config {
+        &self.config
+    }
+
+    fn tokenizer_name(&self) -> &'static str {
+        match self.config.analyzer {
+            Analyzer::Standard => "gqlnav_standard",
+            Analyzer::Identifier => "gqlnav_identifier",
+        }
+    }
+
+    fn schema(&self) -> (Schema, Vec<tantivy::schema::Field>, tantivy::schema::Field) {
+        let mut sb = Schema::builder();
+        let indexing = TextFieldIndexing::default()
+            .set_tokenizer(self.tokenizer_name())
+            .set_index_option(IndexRecordOption::WithFreqs);
+        let opts = TextOptions::default().set_indexing_options(indexing);
+        let fields = self
+            .config
+            .fields
+            .iter()
+            .map(|(src, _)| sb.add_text_field(src.name(), opts.clone()))
+            .collect();
+        let pos = sb.add_u64_field("pos", NumericOptions::default().set_fast().set_stored());
+        (sb.build(), fields, pos)
+    }
+
+    fn register(&self, index: &Index) {
+        index.tokenizers().register(
+            self.tokenizer_name(),
+            tantivy::tokenizer::TextAnalyzer::builder(TantivyAnalyzer(self.config.analyzer)).build(),
+        );
+    }
+
+    fn build(&mut self, ctx: &SearchContext, dir: Option<&Path>) -> Result<(), SearchError> {
+        let (schema, tfields, pos) = self.schema();
+        let index = match dir {
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|e| SearchError::SavedIndex {
+                    path: d.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+                let mmap = tantivy::directory::MmapDirectory::open(d).map_err(|e| SearchError::Index(e.to_string()))?;
+                Index::create(mmap, schema, tantivy::IndexSettings::default())?
+            }
+            None => Index::create_in_ram(schema),
+        };
+        self.register(&index);
+        let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(1, 50_000_000)?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        let n = ctx.corpus.len();
+        let mut lengths: Vec<Vec<u32>> = vec![Vec::with_capacity(n); tfields.len()];
+        for docpos in 0..n {
+            let mut d = doc!(pos => docpos as u64);
+            for (fi, ((src, _), f)) in self.config.fields.iter().zip(tfields.iter()).enumerate() {
+                let text = src.extract(ctx, docpos);
+                lengths[fi].push(self.config.analyzer.index_terms(&text).len() as u32);
+                d.add_text(*f, text);
+            }
+            writer.add_document(d)?;
+        }
+        writer.commit()?;
+        drop(writer);
+        if let Some(d) = dir {
+            let meta = SavedMeta {
+                format: 1,
+                config: self.config.clone(),
+                rendering: ctx.rendered.rendering.name().to_string(),
+                fingerprint: fingerprint(ctx),
+                lengths: lengths.clone(),
+            };
+            let text = serde_json::to_string(&meta).map_err(|e| SearchError::Other(e.to_string()))?;
+            std::fs::write(d.join(META_FILE), text).map_err(|e| SearchError::SavedIndex {
+                path: d.display().to_string(),
+                reason: e.to_string(),
+            })?;
+        }
+        self.finish(index, tfields, lengths, ctx.rendered.rendering.name().to_string())
+    }
+
+    fn finish(
+        &mut self,
+        index: Index,
+        tfields: Vec<tantivy::schema::Field>,
+        lengths: Vec<Vec<u32>>,
+        rendering: String,
+    ) -> Result<(), SearchError> {
+        let reader = index.reader()?;
+        let searcher = reader.searcher();
+        // Doc ids must follow corpus order: check the stored position fast field.
+        let mut n_docs = 0usize;
+        for seg in searcher.segment_readers() {
+            n_docs += seg.num_docs() as usize;
+        }
+        self.n_docs = n_docs;
+        self.fields = tfields
+            .into_iter()
+            .zip(self.config.fields.iter())
+            .zip(lengths)
+            .map(|((field, (_, w)), lens)| {
+                let total: u64 = lens.iter().map(|&l| l as u64).sum();
+                let avgdl = if lens.is_empty() { 1.0 } else { total as f32 / lens.len() as f32 };
+                FieldStats {
+                    field,
+                    weight: *w,
+                    dl: lens.iter().map(|&l| lucene_quantized_length(l) as f32).collect(),
+                    avgdl: avgdl.max(f32::MIN_POSITIVE),
+                }
+            })
+            .collect();
+        self.rendering = rendering;
+        self.index = Some(index);
+        self.reader = Some(reader);
+        Ok(())
+    }
+
+    /// Index a context into a directory, so that a later [`Bm25Backend::load`] can start
+    /// without re-indexing.
+    pub fn index_to_dir(&mut self, ctx: &SearchContext, dir: &Path) -> Result<(), SearchError> {
+        if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false) {
+            return Err(SearchError::SavedIndex {
+                path: dir.display().to_string(),
+                reason: "the directory is not empty; give a new or empty directory".into(),
+            });
+        }
+        self.build(ctx, Some(dir))
+    }
+
+    /// Load an index saved by [`Bm25Backend::index_to_dir`]. The context must be the same
+    /// corpus and rendering (checked by fingerprint).
+    pub fn load(dir: &Path, ctx: &SearchContext) -> Result<Self, SearchError> {
+        let err = |reason: String| SearchError::SavedIndex {
+            path: dir.display().to_string(),
+            reason,
+        };
+        let text = std::fs::read_to_string(dir.join(META_FILE)).map_err(|e| err(format!("cannot read {META_FILE}: {e}")))?;
+        let meta: SavedMeta = serde_json::from_str(&text).map_err(|e| err(format!("{META_FILE} is malformed: {e}")))?;
+        if meta.format != 1 {
+            return Err(err(format!("unsupported index format {}", meta.format)));
+        }
+        let fp = fingerprint(ctx);
+        if meta.fingerprint != fp {
+            return Err(err("it was built from a different schema, corpus or rendering; rebuild it".into()));
+        }
+        let mut b = Bm25Backend::new(meta.config.clone());
+        let index = Index::open_in_dir(dir).map_err(|e| err(e.to_string()))?;
+        b.register(&index);
+        let schema = index.schema();
+        let mut tfields = Vec::new();
+        for (src, _) in &b.config.fields {
+            tfields.push(schema.get_field(src.name()).map_err(|e| err(e.to_string()))?);
+        }
+        if meta.lengths.len() != tfields.len() || meta.lengths.iter().any(|l| l.len() != ctx.corpus.len()) {
+            return Err(err("field lengths do not match the corpus".into()));
+        }
+        b.finish(index, tfields, meta.lengths, meta.rendering)?;
+        Ok(b)
+    }
+
+    /// Raw per-document scores (dense, corpus order). Empty query terms give all zeros.
+    pub fn score_all(&self, query: &str) -> Result<Vec<f32>, SearchError> {
+        let reader = self.reader.as_ref().ok_or(SearchError::NotIndexed)?;
+        let searcher = reader.searcher();
+        let mut scores = vec![0f32; self.n_docs];
+        let terms = self.config.analyzer.query_terms(query);
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for t in &terms {
+            let c = counts.entry(t.as_str()).or_insert(0);
+            if *c == 0 {
+                order.push(t.as_str());
+            }
+            *c += 1;
+        }
+        let (k1, b) = (self.config.k1, self.config.b);
+        for seg in searcher.segment_readers() {
+            let pos_col = seg
+                .fast_fields()
+                .u64("pos")
+                .map_err(|e| SearchError::Index(e.to_string()))?;
+            for fs in &self.fields {
+                let inv = seg.inverted_index(fs.field)?;
+                let n = self.n_docs as f32;
+                for t in &order {
+                    let term = Term::from_field_text(fs.field, t);
+                    let df = inv.doc_freq(&term).map_err(|e| SearchError::Index(e.to_string()))? as f32;
+                    if df == 0.0 {
+                        continue;
+                    }
+                    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                    let boost = counts[t] as f32 * fs.weight;
+                    let Some(mut postings) = inv
+                        .read_postings(&term, IndexRecordOption::WithFreqs)
+                        .map_err(|e| SearchError::Index(e.to_string()))?
+                    else {
+                        continue;
+                    };
+                    use tantivy::postings::Postings;
+                    use tantivy::{DocSet, TERMINATED};
+                    let mut d = postings.doc();
+                    while d != TERMINATED {
+                        let f = postings.term_freq() as f32;
+                        let p = pos_col.first(d).unwrap_or(d as u64) as usize;
+                        if let Some(dl) = fs.dl.get(p) {
+                            let norm = k1 * (1.0 - b + b * dl / fs.avgdl);
+                            if let Some(s) = scores.get_mut(p) {
+                                *s += boost * idf * f / (f + norm);
+                            }
+                        }
+                        d = postings.advance();
+                    }
+                }
+            }
+        }
+        Ok(scores)
+    }
+}
+
+impl SearchBackend for Bm25Backend {
+    fn name(&self) -> String {
+        let mut extra = String::new();
+        if (self.config.k1 - 1.2).abs() > 1e-6 || (self.config.b - 0.75).abs() > 1e-6 {
+            extra.push_str(&format!(", k1={}, b={}", self.config.k1, self.config.b));
+        }
+        if self.config.fields.len() > 1 || self.config.fields.first().map(|f| f.0) != Some(FieldSource::Text) {
+            let f: Vec<String> = self.config.fields.iter().map(|(s, w)| format!("{}^{w}", s.name())).collect();
+            extra.push_str(&format!(", fields={}", f.join("+")));
+        }
+        format!("bm25({}, {}{extra})", self.config.analyzer, self.rendering)
+    }
+
+    fn index(&mut self, ctx: &SearchContext) -> Result<(), SearchError> {
+        self.build(ctx, None)
+    }
+
+    fn search(&self, query: &Query, k: usize) -> Result<Vec<Scored>, SearchError> {
+        let scores = self.score_all(&query.text)?;
+        let v: Vec<Scored> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(doc, score)| Scored {
+                doc,
+                score,
+                explain: Vec::new(),
+            })
+            .collect();
+        Ok(top_k(v, k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantized_lengths_match_lucene_smallfloat() {
+        // exact below 24, then 4-bit mantissa buckets (values checked against Lucene's table)
+        for i in 0..24 {
+            assert_eq!(lucene_quantized_length(i), i);
+        }
+        assert_eq!(lucene_quantized_length(24), 24);
+        assert_eq!(lucene_quantized_length(31), 31);
+        assert_eq!(lucene_quantized_length(32), 32);
+        assert_eq!(lucene_quantized_length(33), 33);
+        assert_eq!(lucene_quantized_length(39), 39);
+        assert_eq!(lucene_quantized_length(40), 40);
+        assert_eq!(lucene_quantized_length(41), 40);
+        assert_eq!(lucene_quantized_length(42), 42);
+        assert_eq!(lucene_quantized_length(100), 96);
+    }
+}

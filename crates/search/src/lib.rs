@@ -1,0 +1,134 @@
+//! gqlnav search stage: the [`SearchBackend`] trait and the rankers behind it.
+//!
+//! A backend is indexed once over a [`SearchContext`] (graph + corpus + one rendering)
+//! and then answers [`Query`]s with [`Scored`] corpus positions. Turning those into
+//! [`Hit`]s (text, tokens, paths to root) is shared code, so every backend reports the
+//! same way.
+
+use std::sync::Arc;
+
+use gqlnav_corpus::{Corpus, EntryKind, RenderedCorpus};
+use gqlnav_schema::{PathOptions, SchemaGraph};
+
+pub mod analyzer;
+pub mod bm25;
+pub mod error;
+pub use analyzer::Analyzer;
+pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
+pub use error::SearchError;
+
+/// What a backend indexes: the schema graph, the corpus and the rendering whose text is
+/// indexed and shown.
+#[derive(Clone)]
+pub struct SearchContext {
+    pub graph: Arc<SchemaGraph>,
+    pub corpus: Arc<Corpus>,
+    pub rendered: Arc<RenderedCorpus>,
+}
+
+/// A question. `sub_queries` are optional sub-asks (the WG `queries` key).
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub text: String,
+    pub sub_queries: Vec<String>,
+}
+
+impl Query {
+    pub fn new(text: impl Into<String>) -> Self {
+        Query {
+            text: text.into(),
+            sub_queries: Vec::new(),
+        }
+    }
+}
+
+/// One ranked corpus position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// Index into [`Corpus::entries`].
+    pub doc: usize,
+    /// The backend's raw score (higher is better).
+    pub score: f32,
+    /// Per-channel contributions, when the backend can explain itself.
+    pub explain: Vec<(String, f32)>,
+}
+
+/// A search hit as every surface shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    pub rank: usize,
+    pub coordinate: String,
+    pub kind: EntryKind,
+    /// Raw backend score.
+    pub raw_score: f32,
+    /// Score mapped to [0, 1] (relative to the best hit of this query).
+    pub score: f32,
+    /// The rendered text of the entry.
+    pub text: String,
+    /// Tokens of `text` in the context's encoding.
+    pub tokens: usize,
+    /// Root-first lists of field coordinates ending at this coordinate.
+    pub paths_to_root: Vec<Vec<String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub explain: Vec<(String, f32)>,
+}
+
+/// A ranker.
+pub trait SearchBackend: Send + Sync {
+    /// A label naming the backend and its settings (used as the bench row label).
+    fn name(&self) -> String;
+    /// Index the context's corpus. Called once before `search`.
+    fn index(&mut self, ctx: &SearchContext) -> Result<(), SearchError>;
+    /// The top `k` corpus positions for a query, best first, ties broken by corpus order.
+    fn search(&self, query: &Query, k: usize) -> Result<Vec<Scored>, SearchError>;
+}
+
+impl SearchContext {
+    pub fn new(graph: Arc<SchemaGraph>, corpus: Arc<Corpus>, rendered: Arc<RenderedCorpus>) -> Self {
+        SearchContext { graph, corpus, rendered }
+    }
+
+    /// Turn scored positions into hits; `paths` paths to root per hit (0 for none).
+    pub fn hits(&self, scored: &[Scored], paths: usize) -> Vec<Hit> {
+        let top = scored.first().map(|s| s.score).unwrap_or(0.0);
+        scored
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let e = &self.corpus.entries[s.doc];
+                let paths_to_root = if paths == 0 {
+                    Vec::new()
+                } else {
+                    self.graph
+                        .paths_to_root(
+                            &e.coordinate,
+                            PathOptions {
+                                max_paths: paths,
+                                ..PathOptions::default()
+                            },
+                        )
+                        .unwrap_or_default()
+                };
+                Hit {
+                    rank: i + 1,
+                    coordinate: e.coordinate.clone(),
+                    kind: e.kind,
+                    raw_score: s.score,
+                    score: if top > 0.0 { (s.score / top).clamp(0.0, 1.0) } else { 0.0 },
+                    text: self.rendered.texts[s.doc].clone(),
+                    tokens: self.rendered.tokens[s.doc],
+                    paths_to_root,
+                    explain: s.explain.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Sort scored positions best first, ties by corpus order, and keep `k`.
+pub fn top_k(mut v: Vec<Scored>, k: usize) -> Vec<Scored> {
+    v.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    v.truncate(k);
+    v
+}
