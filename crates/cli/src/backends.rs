@@ -3,7 +3,9 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use gqlnav_corpus::Rendering;
-use gqlnav_search::{Analyzer, Bm25Backend, Bm25Config, SearchBackend};
+use gqlnav_search::{
+    Analyzer, Bm25Backend, Bm25Config, SearchBackend, StructureBackend, StructureWeights,
+};
 
 /// Ranker options.
 #[derive(Args, Debug, Clone)]
@@ -16,6 +18,10 @@ pub struct BackendArgs {
     /// token). Comma-separated for several.
     #[arg(long, short = 'a', default_value = "identifier", value_name = "NAME")]
     pub analyzer: String,
+    /// Structure ranker: switch channels off (comma-separated: name, desc, owner, ret,
+    /// args, type, path, conn, iface, depth), for ablations.
+    #[arg(long, value_name = "CHANNELS")]
+    pub without: Option<String>,
     /// BM25 k1.
     #[arg(long, default_value_t = 1.2)]
     pub k1: f32,
@@ -36,7 +42,12 @@ impl BackendArgs {
     /// Cross product of backends × analyzers × renderings.
     pub fn specs(&self, renderings: &[Rendering]) -> Result<Vec<BackendSpec>> {
         let mut out = Vec::new();
-        for b in self.backend.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for b in self
+            .backend
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             let analyzers: Vec<Analyzer> = self
                 .analyzer
                 .split(',')
@@ -55,7 +66,12 @@ impl BackendArgs {
                             });
                         }
                     }
-                    other => bail!("unknown backend `{other}`; expected bm25"),
+                    "structure" => out.push(BackendSpec {
+                        backend: b.to_string(),
+                        analyzer: Analyzer::Identifier,
+                        rendering: *r,
+                    }),
+                    other => bail!("unknown backend `{other}`; expected structure or bm25"),
                 }
             }
         }
@@ -69,6 +85,18 @@ impl BackendArgs {
                 c.k1 = self.k1;
                 c.b = self.b;
                 Ok(Box::new(Bm25Backend::new(c)))
+            }
+            "structure" => {
+                let mut s = StructureBackend::new(StructureWeights::default());
+                if let Some(w) = &self.without {
+                    let chans: Vec<&str> = w
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|c| !c.is_empty())
+                        .collect();
+                    s = s.without(&chans);
+                }
+                Ok(Box::new(s))
             }
             other => bail!("unknown backend `{other}`"),
         }

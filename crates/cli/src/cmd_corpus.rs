@@ -15,7 +15,12 @@ pub struct CorpusArgs {
     #[command(flatten)]
     pub schema: SchemaArgs,
     /// Renderings to count (comma-separated or repeated; `all` for every one).
-    #[arg(long = "format", short = 'f', value_name = "NAME", default_value = "all")]
+    #[arg(
+        long = "format",
+        short = 'f',
+        value_name = "NAME",
+        default_value = "all"
+    )]
     pub formats: Vec<String>,
     /// Token encoding.
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
@@ -38,19 +43,30 @@ pub struct CorpusArgs {
 pub fn run_corpus(a: CorpusArgs) -> Result<()> {
     let t0 = std::time::Instant::now();
     let graph = a.schema.load(a.json)?;
-    let opts = if a.all_kinds { CorpusOptions::all() } else { CorpusOptions::default() };
+    let opts = if a.all_kinds {
+        CorpusOptions::all()
+    } else {
+        CorpusOptions::default()
+    };
     let corpus = Corpus::build(&graph, opts);
     let load_ms = t0.elapsed().as_secs_f64() * 1000.0;
     let meter = TokenMeter::new(a.encoding);
     let renderings = parse_renderings(&a.formats)?;
-    let rendered: Vec<_> = renderings.iter().map(|r| corpus.render(*r, &meter)).collect();
+    let rendered: Vec<_> = renderings
+        .iter()
+        .map(|r| corpus.render(*r, &meter))
+        .collect();
     if let Some(path) = &a.out {
-        let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let f =
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let mut w = std::io::BufWriter::new(f);
         for (i, e) in corpus.entries.iter().enumerate() {
             let mut texts = serde_json::Map::new();
             for r in &rendered {
-                texts.insert(r.rendering.name().into(), json!({"text": r.texts[i], "tokens": r.tokens[i]}));
+                texts.insert(
+                    r.rendering.name().into(),
+                    json!({"text": r.texts[i], "tokens": r.tokens[i]}),
+                );
             }
             let line = json!({
                 "coordinate": e.coordinate, "kind": e.kind, "owner": e.owner, "ownerKind": e.owner_kind,
@@ -78,9 +94,17 @@ pub fn run_corpus(a: CorpusArgs) -> Result<()> {
             "warnings": graph.warnings.len(), "formats": formats, "load_and_build_ms": load_ms,
         }));
     }
-    println!("schema: {}  ({} coordinates, tokens in {})", graph.source, corpus.len(), a.encoding);
+    println!(
+        "schema: {}  ({} coordinates, tokens in {})",
+        graph.source,
+        corpus.len(),
+        a.encoding
+    );
     println!();
-    println!("| rendering | coordinates | total tokens ({}) | mean tokens / entry |", a.encoding);
+    println!(
+        "| rendering | coordinates | total tokens ({}) | mean tokens / entry |",
+        a.encoding
+    );
     println!("| --- | ---: | ---: | ---: |");
     for r in &rendered {
         let total = r.total_tokens();
@@ -96,7 +120,11 @@ pub fn run_corpus(a: CorpusArgs) -> Result<()> {
         for r in &rendered {
             println!("\n{} (first {n}):", r.rendering);
             for i in 0..n.min(corpus.len()) {
-                println!("  [{} tok] {}", r.tokens[i], r.texts[i].replace('\n', "\\n"));
+                println!(
+                    "  [{} tok] {}",
+                    r.tokens[i],
+                    r.texts[i].replace('\n', "\\n")
+                );
             }
         }
     }
@@ -142,19 +170,30 @@ pub fn run_cost(a: CostArgs) -> Result<()> {
     match gqlnav_schema::introspection::introspection_result(&graph.schema) {
         Ok(v) => {
             rows.push(("introspection:compact".into(), serde_json::to_string(&v)?));
-            rows.push(("introspection:pretty".into(), serde_json::to_string_pretty(&v)?));
+            rows.push((
+                "introspection:pretty".into(),
+                serde_json::to_string_pretty(&v)?,
+            ));
         }
         Err(e) => eprintln!("warning: could not build the introspection result: {e}"),
     }
-    let counted: Vec<(String, usize, usize)> = rows.iter().map(|(k, t)| (k.clone(), meter.count(t), t.len())).collect();
+    let counted: Vec<(String, usize, usize)> = rows
+        .iter()
+        .map(|(k, t)| (k.clone(), meter.count(t), t.len()))
+        .collect();
     if a.json {
         let mut costs = serde_json::Map::new();
         for (k, tok, bytes) in &counted {
             costs.insert(k.clone(), json!({"tokens": tok, "bytes": bytes}));
         }
-        return print_json(&json!({"schema": graph.source, "coordinates": corpus.len(), "encoding": a.encoding.name(), "costs": costs}));
+        return print_json(
+            &json!({"schema": graph.source, "coordinates": corpus.len(), "encoding": a.encoding.name(), "costs": costs}),
+        );
     }
-    println!("what it costs to show {} to a model (tokens in {}):", graph.source, a.encoding);
+    println!(
+        "what it costs to show {} to a model (tokens in {}):",
+        graph.source, a.encoding
+    );
     println!();
     println!("| what | tokens ({}) | bytes |", a.encoding);
     println!("| --- | ---: | ---: |");

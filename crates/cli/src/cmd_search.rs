@@ -46,12 +46,18 @@ pub fn run(a: SearchArgs) -> Result<()> {
     let meter = TokenMeter::new(a.encoding);
     let ctx = context(graph.clone(), corpus, a.format, &meter);
     let specs = a.backend.specs(&[a.format])?;
-    let spec = specs.first().ok_or_else(|| anyhow::anyhow!("no backend selected"))?;
+    let spec = specs
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("no backend selected"))?;
     let mut backend = a.backend.build(spec)?;
     let t0 = Instant::now();
     backend.index(&ctx)?;
     let index_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    let depth = if a.budget.is_some() { a.k.max(100) } else { a.k };
+    let depth = if a.budget.is_some() {
+        a.k.max(100)
+    } else {
+        a.k
+    };
     let t1 = Instant::now();
     let scored = backend.search(&Query::new(a.query.clone()), depth)?;
     let search_ms = t1.elapsed().as_secs_f64() * 1000.0;
@@ -79,15 +85,29 @@ pub fn run(a: SearchArgs) -> Result<()> {
         }));
     }
     println!("{} — {}", backend.name(), graph.source);
-    println!("{:>4}  {:<60} {:>6} {:>5}  path to root", "rank", "coordinate", "score", "tok");
+    println!(
+        "{:>4}  {:<60} {:>6} {:>5}  path to root",
+        "rank", "coordinate", "score", "tok"
+    );
     for h in &hits {
-        let path = h.paths_to_root.first().map(|p| p.join(" → ")).unwrap_or_else(|| "(no query path)".into());
-        println!("{:>4}  {:<60} {:>6.3} {:>5}  {}", h.rank, h.coordinate, h.score, h.tokens, path);
+        let path = h
+            .paths_to_root
+            .first()
+            .map(|p| p.join(" → "))
+            .unwrap_or_else(|| "(no query path)".into());
+        println!(
+            "{:>4}  {:<60} {:>6.3} {:>5}  {}",
+            h.rank, h.coordinate, h.score, h.tokens, path
+        );
         if a.explain {
             if h.explain.is_empty() {
                 println!("        raw score {:.4} (single channel)", h.raw_score);
             } else {
-                let parts: Vec<String> = h.explain.iter().map(|(k, v)| format!("{k}={v:.3}")).collect();
+                let parts: Vec<String> = h
+                    .explain
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v:.3}"))
+                    .collect();
                 println!("        {}", parts.join("  "));
             }
         }
@@ -97,7 +117,9 @@ pub fn run(a: SearchArgs) -> Result<()> {
         hits.len(),
         total,
         a.encoding,
-        a.budget.map(|b| format!(" within a budget of {b}")).unwrap_or_default(),
+        a.budget
+            .map(|b| format!(" within a budget of {b}"))
+            .unwrap_or_default(),
         index_ms,
         search_ms
     );

@@ -11,7 +11,8 @@ use gqlnav_schema::{EndpointOptions, SchemaGraph};
 use gqlnav_search::SearchContext;
 
 /// The embedded default schema: GitHub's public schema as the WG suite snapshots it.
-pub const EMBEDDED_GITHUB_SDL: &str = include_str!("../../../benchmarks/wg/schemas/github/schema.graphql");
+pub const EMBEDDED_GITHUB_SDL: &str =
+    include_str!("../../../benchmarks/wg/schemas/github/schema.graphql");
 /// The embedded default question set: the instrument's TSV of the 200 GitHub questions.
 pub const EMBEDDED_GITHUB_TSV: &str = include_str!("../../../benchmarks/wg/github-wg.tsv");
 /// The embedded demo schema.
@@ -73,7 +74,10 @@ impl SchemaArgs {
         if !quiet && !g.warnings.is_empty() {
             let n = g.warnings.len();
             let show = if self.all_warnings { n } else { n.min(3) };
-            eprintln!("warning: {n} problem(s) in {}; loaded what could be loaded", g.source);
+            eprintln!(
+                "warning: {n} problem(s) in {}; loaded what could be loaded",
+                g.source
+            );
             for w in g.warnings.iter().take(show) {
                 eprintln!("  {w}");
             }
@@ -86,7 +90,8 @@ impl SchemaArgs {
 }
 
 pub fn parse_encoding(s: &str) -> Result<Encoding, String> {
-    Encoding::parse(s).ok_or_else(|| format!("unknown encoding `{s}`; expected o200k_base or cl100k_base"))
+    Encoding::parse(s)
+        .ok_or_else(|| format!("unknown encoding `{s}`; expected o200k_base or cl100k_base"))
 }
 
 pub fn parse_renderings(list: &[String]) -> Result<Vec<Rendering>> {
@@ -104,7 +109,12 @@ pub fn parse_renderings(list: &[String]) -> Result<Vec<Rendering>> {
 }
 
 /// Build a search context for one rendering.
-pub fn context(graph: Arc<SchemaGraph>, corpus: Arc<Corpus>, rendering: Rendering, meter: &TokenMeter) -> SearchContext {
+pub fn context(
+    graph: Arc<SchemaGraph>,
+    corpus: Arc<Corpus>,
+    rendering: Rendering,
+    meter: &TokenMeter,
+) -> SearchContext {
     let rendered = Arc::new(corpus.render(rendering, meter));
     SearchContext::new(graph, corpus, rendered)
 }
@@ -114,7 +124,10 @@ pub fn field_corpus(graph: &SchemaGraph) -> Corpus {
 }
 
 pub fn print_json(v: &serde_json::Value) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(v).context("serialising JSON")?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).context("serialising JSON")?
+    );
     Ok(())
 }
 

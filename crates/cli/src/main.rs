@@ -1,6 +1,7 @@
 //! The `gqlnav` binary: a thin layer over the pipeline crates.
 
 mod backends;
+mod cmd_bench;
 mod cmd_corpus;
 mod cmd_search;
 mod common;
@@ -9,7 +10,8 @@ use clap::{Parser, Subcommand};
 
 const ABOUT: &str = "Search, slice and measure GraphQL schemas too large to paste into a prompt.";
 
-const LONG_ABOUT: &str = "gqlnav finds the few schema coordinates (Type.field) a task needs, shows how to reach \
+const LONG_ABOUT: &str =
+    "gqlnav finds the few schema coordinates (Type.field) a task needs, shows how to reach \
 them from the root, and measures every answer in recall and tokens.
 
 Every command takes --schema PATH|URL (an SDL file, an introspection JSON file, or an http(s) \
@@ -38,11 +40,20 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
     )]
     Corpus(cmd_corpus::CorpusArgs),
     /// What the whole schema costs to show a model, in tokens.
-    #[command(after_help = "Examples:\n  gqlnav cost\n  gqlnav cost --schema https://api.example.com/graphql -H 'Authorization: Bearer …' --json")]
+    #[command(
+        after_help = "Examples:\n  gqlnav cost\n  gqlnav cost --schema https://api.example.com/graphql -H 'Authorization: Bearer …' --json"
+    )]
     Cost(cmd_corpus::CostArgs),
     /// Rank schema coordinates for a question.
-    #[command(after_help = "Examples:\n  gqlnav search \"who reviewed a pull request\"\n  gqlnav search \"release year\" --schema movies.graphql -k 5 --json\n  gqlnav search \"repository stars\" --analyzer standard --format gloss --budget 500")]
+    #[command(
+        after_help = "Examples:\n  gqlnav search \"who reviewed a pull request\"\n  gqlnav search \"release year\" --schema movies.graphql -k 5 --json\n  gqlnav search \"repository stars\" --analyzer standard --format gloss --budget 500"
+    )]
     Search(cmd_search::SearchArgs),
+    /// Measure rankers on labelled questions: recall@k, MRR, ranks, tokens, budgets.
+    #[command(
+        after_help = "Examples:\n  gqlnav bench                                   the embedded 200 GitHub questions, default ranker\n  gqlnav bench --backend bm25 --analyzer standard,identifier --format raw,dot-plus-gloss,gloss,sdl\n  gqlnav bench -q benchmarks/wg/queries --schema-id linear --targets target --report out/\n  gqlnav bench -q my-questions.tsv --schema my.graphql --json"
+    )]
+    Bench(cmd_bench::BenchArgs),
 }
 
 fn main() {
@@ -51,6 +62,7 @@ fn main() {
         Command::Corpus(a) => cmd_corpus::run_corpus(a),
         Command::Cost(a) => cmd_corpus::run_cost(a),
         Command::Search(a) => cmd_search::run(a),
+        Command::Bench(a) => cmd_bench::run(a),
     };
     if let Err(e) = r {
         eprintln!("error: {e:#}");

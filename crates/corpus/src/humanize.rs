@@ -14,7 +14,9 @@ pub fn split_identifier(s: &str) -> Vec<String> {
                 let prev = chars[i - 1];
                 let next = chars.get(i + 1).copied();
                 let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
-                    || (c.is_uppercase() && prev.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+                    || (c.is_uppercase()
+                        && prev.is_uppercase()
+                        && next.is_some_and(|n| n.is_lowercase()));
                 if boundary {
                     words.push(std::mem::take(&mut cur).to_lowercase());
                 }

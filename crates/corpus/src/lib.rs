@@ -173,7 +173,9 @@ impl Corpus {
         names.sort_unstable();
         let mut entries = Vec::new();
         for name in names {
-            let Some(ty) = schema.types.get(name) else { continue };
+            let Some(ty) = schema.types.get(name) else {
+                continue;
+            };
             if ty.is_built_in() {
                 continue;
             }
@@ -284,7 +286,10 @@ impl Corpus {
         for (i, e) in entries.iter().enumerate() {
             by_coordinate.entry(e.coordinate.clone()).or_insert(i);
         }
-        Corpus { entries, by_coordinate }
+        Corpus {
+            entries,
+            by_coordinate,
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -50,7 +50,12 @@ impl Rendering {
     ];
 
     /// The seed instrument's four renderings.
-    pub const SEED: [Rendering; 4] = [Rendering::Raw, Rendering::DotPlusGloss, Rendering::Gloss, Rendering::Sdl];
+    pub const SEED: [Rendering; 4] = [
+        Rendering::Raw,
+        Rendering::DotPlusGloss,
+        Rendering::Gloss,
+        Rendering::Sdl,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -102,7 +107,11 @@ impl Rendering {
                 if e.kind == EntryKind::Type {
                     format!("{coord} - the {} type", humanize(&e.name))
                 } else {
-                    format!("{coord} - the {} of a {}", humanize(&e.name), humanize(&e.owner))
+                    format!(
+                        "{coord} - the {} of a {}",
+                        humanize(&e.name),
+                        humanize(&e.owner)
+                    )
                 }
             }
             Rendering::Gloss => {
@@ -132,7 +141,11 @@ impl Rendering {
                 }
                 s.push_str(&e.name);
                 if !e.args.is_empty() {
-                    let args: Vec<String> = e.args.iter().map(|a| format!("{}: {}", a.name, a.ty)).collect();
+                    let args: Vec<String> = e
+                        .args
+                        .iter()
+                        .map(|a| format!("{}: {}", a.name, a.ty))
+                        .collect();
                     s.push('(');
                     s.push_str(&args.join(", "));
                     s.push(')');
@@ -195,7 +208,10 @@ impl FromStr for Rendering {
             .find(|r| r.name() == l)
             .ok_or_else(|| {
                 let names: Vec<&str> = Rendering::ALL.iter().map(|r| r.name()).collect();
-                format!("unknown rendering `{s}`; expected one of: {}", names.join(", "))
+                format!(
+                    "unknown rendering `{s}`; expected one of: {}",
+                    names.join(", ")
+                )
             })
     }
 }

@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 use tiktoken_rs::CoreBPE;
 
 /// A tokenizer encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, Default,
+)]
 pub enum Encoding {
     /// OpenAI o200k_base (GPT-4o and later); the default ruler.
     #[default]
@@ -47,8 +49,12 @@ fn bpe(e: Encoding) -> &'static CoreBPE {
     match e {
         // The ranks are bundled inside tiktoken-rs; construction cannot fail at run time
         // unless the crate itself is broken, which tests catch.
-        Encoding::O200kBase => O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base ranks")),
-        Encoding::Cl100kBase => CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("bundled cl100k_base ranks")),
+        Encoding::O200kBase => {
+            O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base ranks"))
+        }
+        Encoding::Cl100kBase => {
+            CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("bundled cl100k_base ranks"))
+        }
     }
 }
 

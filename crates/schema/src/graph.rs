@@ -1,7 +1,7 @@
 //! The schema graph: roots, reverse edges and paths to the root.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::Schema;
@@ -83,10 +83,12 @@ pub struct SchemaGraph {
     /// type -> fields whose named return type can produce a value of that type
     /// (directly, through an interface it implements, or a union it belongs to), sorted.
     producers: HashMap<String, Vec<FieldRef>>,
+    /// type -> (producer, hop cost in milli-units), sorted like `producers`.
+    weighted_producers: HashMap<String, Vec<(FieldRef, u64)>>,
     /// interface -> implementing object and interface types, sorted.
     implementers: HashMap<String, Vec<String>>,
     /// per root kind: type -> fewest fields from that root.
-    dist: HashMap<RootKind, HashMap<String, usize>>,
+    dist: HashMap<RootKind, HashMap<String, u64>>,
 }
 
 impl std::fmt::Debug for SchemaGraph {
@@ -180,21 +182,51 @@ impl SchemaGraph {
                     });
             }
         }
+        // Number of concrete types an abstract type can stand for.
+        let mut possible: HashMap<String, usize> = HashMap::new();
+        for (name, ty) in &schema.types {
+            if let ExtendedType::Union(u) = ty {
+                possible.insert(name.to_string(), u.members.len());
+            }
+        }
+        for (i, objs) in &implementers {
+            possible.insert(i.clone(), objs.len());
+        }
         let mut producers: HashMap<String, Vec<FieldRef>> = HashMap::new();
+        let mut weighted_producers: HashMap<String, Vec<(FieldRef, u64)>> = HashMap::new();
         for name in schema.types.keys() {
-            let mut set: BTreeSet<FieldRef> = BTreeSet::new();
+            let mut best: std::collections::BTreeMap<FieldRef, u64> =
+                std::collections::BTreeMap::new();
             if let Some(d) = direct.get(name.as_str()) {
-                set.extend(d.iter().cloned());
+                for f in d {
+                    best.insert(f.clone(), HOP);
+                }
             }
             if let Some(abs) = seen_as.get(name.as_str()) {
                 for a in abs {
+                    let cost = abstract_hop_cost(possible.get(a).copied().unwrap_or(1));
                     if let Some(d) = direct.get(a) {
-                        set.extend(d.iter().cloned());
+                        for f in d {
+                            let e = best.entry(f.clone()).or_insert(cost);
+                            *e = (*e).min(cost);
+                        }
                     }
                 }
             }
-            if !set.is_empty() {
-                producers.insert(name.to_string(), set.into_iter().collect());
+            // An interface's fields are also reached through any field returning one of
+            // its implementations.
+            if let Some(imps) = implementers.get(name.as_str()) {
+                for imp in imps {
+                    if let Some(d) = direct.get(imp) {
+                        for f in d {
+                            best.entry(f.clone()).or_insert(HOP);
+                        }
+                    }
+                }
+            }
+            if !best.is_empty() {
+                producers.insert(name.to_string(), best.keys().cloned().collect());
+                weighted_producers.insert(name.to_string(), best.into_iter().collect());
             }
         }
         for v in implementers.values_mut() {
@@ -210,6 +242,7 @@ impl SchemaGraph {
             mutation,
             subscription,
             producers,
+            weighted_producers,
             implementers,
             dist: HashMap::new(),
         };
@@ -252,63 +285,62 @@ impl SchemaGraph {
             .unwrap_or(&[])
     }
 
-    /// Fewest fields from the given root to reach `ty` (0 for the root itself).
-    pub fn distance_from_root(&self, kind: RootKind, ty: &str) -> Option<usize> {
-        self.dist.get(&kind).and_then(|d| d.get(ty)).copied()
+    /// Cheapest path cost from the given root to `ty` (0 for the root itself), in hops:
+    /// a field returning the type directly costs 1, one returning an abstract type that
+    /// can stand for it costs more (see [`abstract_hop_cost`]).
+    pub fn distance_from_root(&self, kind: RootKind, ty: &str) -> Option<f64> {
+        self.dist
+            .get(&kind)
+            .and_then(|d| d.get(ty))
+            .map(|&m| m as f64 / HOP as f64)
     }
 
-    /// Fewest fields from the query (or else subscription) root.
-    pub fn depth(&self, ty: &str) -> Option<usize> {
+    /// Cheapest path cost from the query (or else subscription) root.
+    pub fn depth(&self, ty: &str) -> Option<f64> {
         self.distance_from_root(RootKind::Query, ty)
             .or_else(|| self.distance_from_root(RootKind::Subscription, ty))
     }
 
-    fn forward_distances(&self, root: &str) -> HashMap<String, usize> {
-        let mut dist = HashMap::new();
-        dist.insert(root.to_string(), 0usize);
-        let mut q = VecDeque::from([root.to_string()]);
-        while let Some(t) = q.pop_front() {
-            let d = dist[&t];
-            for next in self.successors(&t) {
-                if !dist.contains_key(&next) {
-                    dist.insert(next.clone(), d + 1);
-                    q.push_back(next);
+    fn forward_distances(&self, root: &str) -> HashMap<String, u64> {
+        // Dijkstra over the reverse of `weighted_producers`, from the root.
+        let mut forward: HashMap<&str, Vec<(&str, u64)>> = HashMap::new();
+        for (ty, prods) in &self.weighted_producers {
+            for (fr, c) in prods {
+                forward
+                    .entry(fr.owner.as_str())
+                    .or_default()
+                    .push((ty.as_str(), *c));
+            }
+        }
+        let mut dist: HashMap<String, u64> = HashMap::new();
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((0u64, root.to_string())));
+        while let Some(Reverse((d, t))) = heap.pop() {
+            if dist.contains_key(&t) {
+                continue;
+            }
+            dist.insert(t.clone(), d);
+            // Paths never pass through another root type.
+            if t != root && self.root_kind(&t).is_some() {
+                continue;
+            }
+            if let Some(next) = forward.get(t.as_str()) {
+                for (n, c) in next {
+                    if !dist.contains_key(*n) {
+                        heap.push(Reverse((d + c, n.to_string())));
+                    }
                 }
             }
         }
         dist
     }
 
-    /// Types reachable in one field from `ty`, including the concrete types behind
-    /// abstract return types (so fields of implementations count as reachable).
-    fn successors(&self, ty: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        let fields = match self.schema.types.get(ty) {
-            Some(ExtendedType::Object(o)) => &o.fields,
-            Some(ExtendedType::Interface(i)) => &i.fields,
-            _ => return out,
-        };
-        for f in fields.values() {
-            let n = f.ty.inner_named_type().as_str();
-            out.push(n.to_string());
-            match self.schema.types.get(n) {
-                Some(ExtendedType::Interface(_)) => {
-                    out.extend(self.implementers(n).iter().cloned());
-                }
-                Some(ExtendedType::Union(u)) => {
-                    out.extend(u.members.iter().map(|m| m.to_string()));
-                }
-                _ => {}
-            }
-        }
-        out
-    }
-
     /// Root-first paths of field coordinates that reach `coordinate` (a field `Type.field`,
     /// or a type name, whose paths then end at a field returning it).
     ///
     /// Order: query-root paths, then subscription-root paths, then (on request) mutation
-    /// paths; within a root shortest first, ties by the joined path text. Bounded by
+    /// paths; within a root cheapest first (see [`abstract_hop_cost`]), then fewest
+    /// fields, then the joined path text. Bounded by
     /// `opts.max_paths` and `opts.max_depth`.
     pub fn paths_to_root(
         &self,
@@ -364,18 +396,18 @@ impl SchemaGraph {
                 continue;
             }
             let Some(&d0) = dist.get(ty) else { continue };
-            if d0 + tail_len > opts.max_depth {
-                continue;
-            }
-            // Best-first backward enumeration; the heuristic (exact forward distance) makes
-            // completed paths come out shortest first.
-            // heap item: (estimated total, joined text for tie order, current type, path reversed)
-            let mut heap: BinaryHeap<Reverse<(usize, String, String, Vec<FieldRef>)>> =
-                BinaryHeap::new();
-            heap.push(Reverse((d0, String::new(), ty.to_string(), Vec::new())));
+            // Best-first backward enumeration with the exact forward cost as heuristic, so
+            // paths complete cheapest first. Collect a few more than asked, then order by
+            // (cost, fields, text) for a deterministic, cheapest-first answer.
+            let want = opts.max_paths.saturating_sub(out.len());
+            let collect = (want * 3).max(want + 8);
+            // heap item: (estimated total cost, joined text, current type, cost so far, path reversed)
+            type Item = (u64, String, String, u64, Vec<FieldRef>);
+            let mut heap: BinaryHeap<Reverse<Item>> = BinaryHeap::new();
+            heap.push(Reverse((d0, String::new(), ty.to_string(), 0, Vec::new())));
             let mut pops = 0usize;
-            let mut found = 0usize;
-            while let Some(Reverse((_, _, cur, rev))) = heap.pop() {
+            let mut done: Vec<(u64, usize, String, Vec<String>)> = Vec::new();
+            while let Some(Reverse((_, text, cur, cost, rev))) = heap.pop() {
                 pops += 1;
                 if pops > 20_000 {
                     break;
@@ -385,15 +417,17 @@ impl SchemaGraph {
                     if let Some(t) = tail {
                         p.push(t.to_string());
                     }
-                    out.push(p);
-                    found += 1;
-                    if out.len() >= opts.max_paths || found >= opts.max_paths {
+                    done.push((cost, p.len(), text, p));
+                    if done.len() >= collect {
                         break;
                     }
                     continue;
                 }
                 let visited: HashSet<&str> = rev.iter().map(|f| f.owner.as_str()).collect();
-                for fr in self.producers(&cur) {
+                let Some(prods) = self.weighted_producers.get(&cur) else {
+                    continue;
+                };
+                for (fr, c) in prods {
                     if fr.owner == cur || visited.contains(fr.owner.as_str()) {
                         continue;
                     }
@@ -401,7 +435,7 @@ impl SchemaGraph {
                         continue;
                     };
                     let len = rev.len() + 1;
-                    if len + dp + tail_len > opts.max_depth {
+                    if len + tail_len > opts.max_depth {
                         continue;
                     }
                     // Paths must not pass through another root type.
@@ -411,9 +445,17 @@ impl SchemaGraph {
                     let mut next = rev.clone();
                     next.push(fr.clone());
                     let text: Vec<String> = next.iter().rev().map(FieldRef::coordinate).collect();
-                    heap.push(Reverse((len + dp, text.join(" "), fr.owner.clone(), next)));
+                    heap.push(Reverse((
+                        cost + c + dp,
+                        text.join(" "),
+                        fr.owner.clone(),
+                        cost + c,
+                        next,
+                    )));
                 }
             }
+            done.sort();
+            out.extend(done.into_iter().take(want).map(|d| d.3));
         }
         out
     }
@@ -571,6 +613,18 @@ impl SchemaGraph {
             })
             .sum()
     }
+}
+
+/// Cost of one plain field hop, in milli-units.
+pub const HOP: u64 = 1000;
+
+/// Cost of a hop through a field whose return type is abstract (an interface or union
+/// standing for `possible` concrete types): `1 + 0.25·log2(possible)` hops. A field
+/// returning a four-member union costs 1.5 hops; `Query.node` (an interface with ~200
+/// implementations on GitHub) costs ~2.9, so specific entry points win over generic ones.
+pub fn abstract_hop_cost(possible: usize) -> u64 {
+    let p = possible.max(1) as f64;
+    HOP + (250.0 * p.log2()).round() as u64
 }
 
 /// Levenshtein distance over bytes.

@@ -27,12 +27,13 @@ pub enum Analyzer {
 /// A general-purpose English stop list (Lucene's English set plus common question and
 /// request words). It is not derived from any benchmark question.
 pub const STOP_WORDS: &[&str] = &[
-    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
-    "do", "does", "each", "for", "from", "get", "give", "had", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "please", "show", "should", "so", "some",
-    "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "us",
-    "was", "we", "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "with",
-    "would", "you", "your",
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "did", "do", "does", "each", "for", "from", "get", "give", "had", "has", "have",
+    "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or",
+    "our", "please", "show", "should", "so", "some", "such", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "those", "to", "us", "was", "we", "were",
+    "what", "when", "where", "which", "who", "whom", "whose", "why", "will", "with", "would",
+    "you", "your",
 ];
 
 fn is_stop(w: &str) -> bool {
@@ -65,7 +66,10 @@ fn cut255(w: &str) -> Vec<String> {
     if chars.len() <= 255 {
         return vec![w.to_lowercase()];
     }
-    chars.chunks(255).map(|c| c.iter().collect::<String>().to_lowercase()).collect()
+    chars
+        .chunks(255)
+        .map(|c| c.iter().collect::<String>().to_lowercase())
+        .collect()
 }
 
 impl Analyzer {
@@ -161,10 +165,16 @@ impl tantivy::tokenizer::TokenStream for VecTokenStream {
         }
     }
     fn token(&self) -> &tantivy::tokenizer::Token {
-        &self.tokens[self.i.saturating_sub(1).min(self.tokens.len().saturating_sub(1))]
+        &self.tokens[self
+            .i
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1))]
     }
     fn token_mut(&mut self) -> &mut tantivy::tokenizer::Token {
-        let i = self.i.saturating_sub(1).min(self.tokens.len().saturating_sub(1));
+        let i = self
+            .i
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1));
         &mut self.tokens[i]
     }
 }
@@ -202,14 +212,29 @@ mod tests {
 
     #[test]
     fn standard_keeps_coordinates_whole() {
-        let t = Analyzer::Standard.index_terms("GraphQL field Movie.releaseYear. Owner type: Movie. created_at");
-        assert_eq!(t, ["graphql", "field", "movie.releaseyear", "owner", "type", "movie", "created_at"]);
+        let t = Analyzer::Standard
+            .index_terms("GraphQL field Movie.releaseYear. Owner type: Movie. created_at");
+        assert_eq!(
+            t,
+            [
+                "graphql",
+                "field",
+                "movie.releaseyear",
+                "owner",
+                "type",
+                "movie",
+                "created_at"
+            ]
+        );
     }
 
     #[test]
     fn identifier_splits_and_stems() {
         let t = Analyzer::Identifier.index_terms("Repository.pullRequests");
-        assert_eq!(t, ["repository.pullrequests", "repository", "pull", "request"]);
+        assert_eq!(
+            t,
+            ["repository.pullrequests", "repository", "pull", "request"]
+        );
         let q = Analyzer::Identifier.query_terms("What are the open issues of a repository?");
         assert_eq!(q, ["open", "issue", "repository"]);
     }

@@ -107,7 +107,11 @@ pub fn lucene_quantized_length(len: u32) -> u32 {
     // int4ToLong
     let bits = (enc & 0x07) as u64;
     let shift = (enc >> 3) as i32 - 1;
-    let dec = if shift == -1 { bits } else { (bits | 0x08) << shift };
+    let dec = if shift == -1 {
+        bits
+    } else {
+        (bits | 0x08) << shift
+    };
     NUM_FREE + dec as u32
 }
 
@@ -198,7 +202,8 @@ impl Bm25Backend {
     fn register(&self, index: &Index) {
         index.tokenizers().register(
             self.tokenizer_name(),
-            tantivy::tokenizer::TextAnalyzer::builder(TantivyAnalyzer(self.config.analyzer)).build(),
+            tantivy::tokenizer::TextAnalyzer::builder(TantivyAnalyzer(self.config.analyzer))
+                .build(),
         );
     }
 
@@ -210,7 +215,8 @@ impl Bm25Backend {
                     path: d.display().to_string(),
                     reason: e.to_string(),
                 })?;
-                let mmap = tantivy::directory::MmapDirectory::open(d).map_err(|e| SearchError::Index(e.to_string()))?;
+                let mmap = tantivy::directory::MmapDirectory::open(d)
+                    .map_err(|e| SearchError::Index(e.to_string()))?;
                 Index::create(mmap, schema, tantivy::IndexSettings::default())?
             }
             None => Index::create_in_ram(schema),
@@ -239,13 +245,19 @@ impl Bm25Backend {
                 fingerprint: fingerprint(ctx),
                 lengths: lengths.clone(),
             };
-            let text = serde_json::to_string(&meta).map_err(|e| SearchError::Other(e.to_string()))?;
+            let text =
+                serde_json::to_string(&meta).map_err(|e| SearchError::Other(e.to_string()))?;
             std::fs::write(d.join(META_FILE), text).map_err(|e| SearchError::SavedIndex {
                 path: d.display().to_string(),
                 reason: e.to_string(),
             })?;
         }
-        self.finish(index, tfields, lengths, ctx.rendered.rendering.name().to_string())
+        self.finish(
+            index,
+            tfields,
+            lengths,
+            ctx.rendered.rendering.name().to_string(),
+        )
     }
 
     fn finish(
@@ -269,11 +281,18 @@ impl Bm25Backend {
             .zip(lengths)
             .map(|((field, (_, w)), lens)| {
                 let total: u64 = lens.iter().map(|&l| l as u64).sum();
-                let avgdl = if lens.is_empty() { 1.0 } else { total as f32 / lens.len() as f32 };
+                let avgdl = if lens.is_empty() {
+                    1.0
+                } else {
+                    total as f32 / lens.len() as f32
+                };
                 FieldStats {
                     field,
                     weight: *w,
-                    dl: lens.iter().map(|&l| lucene_quantized_length(l) as f32).collect(),
+                    dl: lens
+                        .iter()
+                        .map(|&l| lucene_quantized_length(l) as f32)
+                        .collect(),
                     avgdl: avgdl.max(f32::MIN_POSITIVE),
                 }
             })
@@ -287,7 +306,11 @@ impl Bm25Backend {
     /// Index a context into a directory, so that a later [`Bm25Backend::load`] can start
     /// without re-indexing.
     pub fn index_to_dir(&mut self, ctx: &SearchContext, dir: &Path) -> Result<(), SearchError> {
-        if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false) {
+        if dir.exists()
+            && std::fs::read_dir(dir)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(false)
+        {
             return Err(SearchError::SavedIndex {
                 path: dir.display().to_string(),
                 reason: "the directory is not empty; give a new or empty directory".into(),
@@ -303,14 +326,18 @@ impl Bm25Backend {
             path: dir.display().to_string(),
             reason,
         };
-        let text = std::fs::read_to_string(dir.join(META_FILE)).map_err(|e| err(format!("cannot read {META_FILE}: {e}")))?;
-        let meta: SavedMeta = serde_json::from_str(&text).map_err(|e| err(format!("{META_FILE} is malformed: {e}")))?;
+        let text = std::fs::read_to_string(dir.join(META_FILE))
+            .map_err(|e| err(format!("cannot read {META_FILE}: {e}")))?;
+        let meta: SavedMeta = serde_json::from_str(&text)
+            .map_err(|e| err(format!("{META_FILE} is malformed: {e}")))?;
         if meta.format != 1 {
             return Err(err(format!("unsupported index format {}", meta.format)));
         }
         let fp = fingerprint(ctx);
         if meta.fingerprint != fp {
-            return Err(err("it was built from a different schema, corpus or rendering; rebuild it".into()));
+            return Err(err(
+                "it was built from a different schema, corpus or rendering; rebuild it".into(),
+            ));
         }
         let mut b = Bm25Backend::new(meta.config.clone());
         let index = Index::open_in_dir(dir).map_err(|e| err(e.to_string()))?;
@@ -318,20 +345,47 @@ impl Bm25Backend {
         let schema = index.schema();
         let mut tfields = Vec::new();
         for (src, _) in &b.config.fields {
-            tfields.push(schema.get_field(src.name()).map_err(|e| err(e.to_string()))?);
+            tfields.push(
+                schema
+                    .get_field(src.name())
+                    .map_err(|e| err(e.to_string()))?,
+            );
         }
-        if meta.lengths.len() != tfields.len() || meta.lengths.iter().any(|l| l.len() != ctx.corpus.len()) {
+        if meta.lengths.len() != tfields.len()
+            || meta.lengths.iter().any(|l| l.len() != ctx.corpus.len())
+        {
             return Err(err("field lengths do not match the corpus".into()));
         }
         b.finish(index, tfields, meta.lengths, meta.rendering)?;
         Ok(b)
     }
 
-    /// Raw per-document scores (dense, corpus order). Empty query terms give all zeros.
+    /// Raw per-document scores (dense, corpus order), summed over fields with their weights.
     pub fn score_all(&self, query: &str) -> Result<Vec<f32>, SearchError> {
+        let per = self.score_fields_weighted(query, true)?;
+        let mut it = per.into_iter();
+        let mut total = it.next().unwrap_or_else(|| vec![0f32; self.n_docs]);
+        for v in it {
+            for (t, x) in total.iter_mut().zip(v) {
+                *t += x;
+            }
+        }
+        Ok(total)
+    }
+
+    /// Raw per-field scores without field weights (one dense vector per indexed field).
+    pub fn score_fields(&self, query: &str) -> Result<Vec<Vec<f32>>, SearchError> {
+        self.score_fields_weighted(query, false)
+    }
+
+    fn score_fields_weighted(
+        &self,
+        query: &str,
+        weighted: bool,
+    ) -> Result<Vec<Vec<f32>>, SearchError> {
         let reader = self.reader.as_ref().ok_or(SearchError::NotIndexed)?;
         let searcher = reader.searcher();
-        let mut scores = vec![0f32; self.n_docs];
+        let mut all = vec![vec![0f32; self.n_docs]; self.fields.len()];
         let terms = self.config.analyzer.query_terms(query);
         let mut counts: HashMap<&str, usize> = HashMap::new();
         let mut order: Vec<&str> = Vec::new();
@@ -348,17 +402,21 @@ impl Bm25Backend {
                 .fast_fields()
                 .u64("pos")
                 .map_err(|e| SearchError::Index(e.to_string()))?;
-            for fs in &self.fields {
+            for (fi, fs) in self.fields.iter().enumerate() {
+                let scores = &mut all[fi];
                 let inv = seg.inverted_index(fs.field)?;
                 let n = self.n_docs as f32;
                 for t in &order {
                     let term = Term::from_field_text(fs.field, t);
-                    let df = inv.doc_freq(&term).map_err(|e| SearchError::Index(e.to_string()))? as f32;
+                    let df = inv
+                        .doc_freq(&term)
+                        .map_err(|e| SearchError::Index(e.to_string()))?
+                        as f32;
                     if df == 0.0 {
                         continue;
                     }
                     let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                    let boost = counts[t] as f32 * fs.weight;
+                    let boost = counts[t] as f32 * if weighted { fs.weight } else { 1.0 };
                     let Some(mut postings) = inv
                         .read_postings(&term, IndexRecordOption::WithFreqs)
                         .map_err(|e| SearchError::Index(e.to_string()))?
@@ -382,7 +440,7 @@ impl Bm25Backend {
                 }
             }
         }
-        Ok(scores)
+        Ok(all)
     }
 }
 
@@ -392,8 +450,15 @@ impl SearchBackend for Bm25Backend {
         if (self.config.k1 - 1.2).abs() > 1e-6 || (self.config.b - 0.75).abs() > 1e-6 {
             extra.push_str(&format!(", k1={}, b={}", self.config.k1, self.config.b));
         }
-        if self.config.fields.len() > 1 || self.config.fields.first().map(|f| f.0) != Some(FieldSource::Text) {
-            let f: Vec<String> = self.config.fields.iter().map(|(s, w)| format!("{}^{w}", s.name())).collect();
+        if self.config.fields.len() > 1
+            || self.config.fields.first().map(|f| f.0) != Some(FieldSource::Text)
+        {
+            let f: Vec<String> = self
+                .config
+                .fields
+                .iter()
+                .map(|(s, w)| format!("{}^{w}", s.name()))
+                .collect();
             extra.push_str(&format!(", fields={}", f.join("+")));
         }
         format!("bm25({}, {}{extra})", self.config.analyzer, self.rendering)

@@ -13,9 +13,11 @@ use gqlnav_schema::{PathOptions, SchemaGraph};
 pub mod analyzer;
 pub mod bm25;
 pub mod error;
+pub mod structure;
 pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
+pub use structure::{StructureBackend, StructureWeights};
 
 /// What a backend indexes: the schema graph, the corpus and the rendering whose text is
 /// indexed and shown.
@@ -85,8 +87,16 @@ pub trait SearchBackend: Send + Sync {
 }
 
 impl SearchContext {
-    pub fn new(graph: Arc<SchemaGraph>, corpus: Arc<Corpus>, rendered: Arc<RenderedCorpus>) -> Self {
-        SearchContext { graph, corpus, rendered }
+    pub fn new(
+        graph: Arc<SchemaGraph>,
+        corpus: Arc<Corpus>,
+        rendered: Arc<RenderedCorpus>,
+    ) -> Self {
+        SearchContext {
+            graph,
+            corpus,
+            rendered,
+        }
     }
 
     /// Turn scored positions into hits; `paths` paths to root per hit (0 for none).
@@ -115,7 +125,11 @@ impl SearchContext {
                     coordinate: e.coordinate.clone(),
                     kind: e.kind,
                     raw_score: s.score,
-                    score: if top > 0.0 { (s.score / top).clamp(0.0, 1.0) } else { 0.0 },
+                    score: if top > 0.0 {
+                        (s.score / top).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    },
                     text: self.rendered.texts[s.doc].clone(),
                     tokens: self.rendered.tokens[s.doc],
                     paths_to_root,

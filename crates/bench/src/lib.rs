@@ -1,0 +1,24 @@
+//! gqlnav bench stage: labelled question sets, retrieval metrics and reports.
+//!
+//! - [`dataset`]: the instrument's TSV form and the WG suite's YAML query directory,
+//!   with file:line problems and target validation against a schema.
+//! - [`metrics`]: run a [`gqlnav_search::SearchBackend`] over a dataset and compute
+//!   recall@k, MRR, rank percentiles, tokens@k, the context-budget sweep and latency,
+//!   following the instrument's bench command (macro means over all questions).
+//! - [`report`]: a Markdown table with metric definitions, JSON, per-question results
+//!   and SVG plots.
+
+pub mod dataset;
+pub mod error;
+pub mod metrics;
+pub mod report;
+
+pub use dataset::{
+    is_plain_field, load_tsv, load_wg_dir, parse_tsv, validate_targets, Dataset, Problem, Question,
+    TargetMode, Variant, WgOptions,
+};
+pub use error::BenchError;
+pub use metrics::{
+    floor_percentile, run_retrieval, BudgetPoint, QuestionResult, RunOptions, RunResult,
+};
+pub use report::{json, markdown, write_report_dir};

@@ -1,0 +1,190 @@
+//! `gqlnav bench`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use gqlnav_bench::{Dataset, RunOptions, TargetMode, Variant, WgOptions};
+use gqlnav_corpus::{Encoding, Rendering, TokenMeter};
+
+use crate::backends::BackendArgs;
+use crate::common::{
+    context, field_corpus, parse_encoding, parse_renderings, print_json, progress, SchemaArgs,
+};
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum VariantArg {
+    All,
+    Nl,
+    Kw,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum TargetsArg {
+    /// Plain `Type.field` entries of `mustInclude` (what the seed instrument's TSV holds).
+    Must,
+    /// `targetFields` (the WG models/templates benchmarks); empty lists are skipped.
+    Target,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Question set: a TSV file (`question<TAB>Type.field,Type.field`) or a directory of
+    /// WG YAML files. Default: the embedded 200 GitHub questions (github-wg.tsv).
+    #[arg(long, short = 'q', value_name = "FILE|DIR")]
+    pub questions: Option<PathBuf>,
+    /// With a YAML directory: keep questions of this `schemaId` (github, linear,
+    /// singapore, …). Without --schema, `<DIR>/../schemas/<ID>/schema.graphql` is used.
+    #[arg(long, value_name = "ID")]
+    pub schema_id: Option<String>,
+    /// With a YAML directory: natural-language questions, `-kw` keyword twins, or both.
+    #[arg(long, value_enum, default_value = "all")]
+    pub variant: VariantArg,
+    /// With a YAML directory: which labels are the targets.
+    #[arg(long, value_enum, default_value = "must")]
+    pub targets: TargetsArg,
+    /// Refuse a malformed question line instead of reporting and skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// Renderings to index (comma-separated; `all` for every one).
+    #[arg(
+        long = "format",
+        short = 'f',
+        default_value = "dot-plus-gloss",
+        value_name = "NAME"
+    )]
+    pub formats: Vec<String>,
+    /// Retrieval depth per question.
+    #[arg(long, default_value_t = 100)]
+    pub depth: usize,
+    /// Token budgets for the budget sweep (comma-separated).
+    #[arg(long, default_value = "125,250,500,1000,2000", value_delimiter = ',')]
+    pub budgets: Vec<usize>,
+    /// Token encoding.
+    #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
+    pub encoding: Encoding,
+    /// Write report.md, report.json, per-question results and SVG plots into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Print one JSON object instead of the Markdown table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn load_questions(a: &BenchArgs) -> Result<(Dataset, Option<PathBuf>)> {
+    let Some(q) = &a.questions else {
+        let ds = gqlnav_bench::parse_tsv(
+            "builtin:github-wg.tsv",
+            crate::common::EMBEDDED_GITHUB_TSV,
+            a.strict,
+        )?;
+        return Ok((ds, None));
+    };
+    if q.is_dir() {
+        let opts = WgOptions {
+            schema_id: a.schema_id.clone(),
+            variant: match a.variant {
+                VariantArg::All => Variant::All,
+                VariantArg::Nl => Variant::NaturalLanguage,
+                VariantArg::Kw => Variant::Keyword,
+            },
+            mode: match a.targets {
+                TargetsArg::Must => TargetMode::Must,
+                TargetsArg::Target => TargetMode::Target,
+            },
+            strict: a.strict,
+        };
+        let ds = gqlnav_bench::load_wg_dir(q, &opts)?;
+        let guess = a
+            .schema_id
+            .as_ref()
+            .map(|id| q.join("..").join("schemas").join(id).join("schema.graphql"));
+        Ok((ds, guess.filter(|p| p.exists())))
+    } else if q.exists() {
+        Ok((gqlnav_bench::load_tsv(q, a.strict)?, None))
+    } else {
+        bail!(
+            "question set `{}` not found: give a TSV file or a directory of WG YAML files",
+            q.display()
+        )
+    }
+}
+
+pub fn run(mut a: BenchArgs) -> Result<()> {
+    let (ds, schema_guess) = load_questions(&a)?;
+    if a.schema.schema.is_none() {
+        if let Some(p) = schema_guess {
+            a.schema.schema = Some(p.display().to_string());
+        } else if a.questions.is_some() && a.schema_id.as_deref().is_some_and(|s| s != "github") {
+            bail!(
+                "give --schema for the `{}` questions",
+                a.schema_id.as_deref().unwrap_or("")
+            );
+        }
+    }
+    for p in &ds.problems {
+        eprintln!("warning: {p}");
+    }
+    if ds.questions.is_empty() {
+        bail!("no questions loaded from {}", ds.name);
+    }
+    let graph = Arc::new(a.schema.load(a.json)?);
+    let bad = gqlnav_bench::validate_targets(&ds, &graph);
+    if !bad.is_empty() {
+        eprintln!(
+            "warning: {} target(s) are not in {} (is it the right schema?); first: {}",
+            bad.len(),
+            graph.source,
+            bad[0]
+        );
+    }
+    let corpus = Arc::new(field_corpus(&graph));
+    let meter = TokenMeter::new(a.encoding);
+    let renderings: Vec<Rendering> = parse_renderings(&a.formats)?;
+    let specs = a.backend.specs(&renderings)?;
+    let opts = RunOptions {
+        depth: a.depth,
+        budgets: a.budgets.clone(),
+        ..RunOptions::default()
+    };
+    let mut runs = Vec::new();
+    for spec in &specs {
+        let ctx = context(graph.clone(), corpus.clone(), spec.rendering, &meter);
+        let mut backend = a.backend.build(spec)?;
+        let t0 = std::time::Instant::now();
+        backend
+            .index(&ctx)
+            .with_context(|| format!("indexing {}", spec.backend))?;
+        let index_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let pb = progress(ds.questions.len() as u64, &backend.name());
+        let run = gqlnav_bench::run_retrieval(backend.as_ref(), &ctx, &ds, &opts, &|done, _| {
+            pb.set_position(done as u64)
+        })?;
+        pb.finish_and_clear();
+        if !a.json {
+            eprintln!("{}: indexed in {index_ms:.0} ms", run.name);
+        }
+        runs.push(run);
+    }
+    if let Some(dir) = &a.report {
+        let files = gqlnav_bench::write_report_dir(dir, &runs)?;
+        if !a.json {
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+        }
+    }
+    if a.json {
+        return print_json(&gqlnav_bench::json(&runs));
+    }
+    println!("{}", gqlnav_bench::markdown(&runs));
+    Ok(())
+}
+
+#[allow(dead_code)]
+fn _unused(_: &Path) {}

@@ -1,0 +1,484 @@
+//! The structure-aware ranker: lexical evidence per entry part, type relevance, and the
+//! schema graph (paths to root, connection wrappers, interfaces), fused into one score.
+//!
+//! Channels (each normalised to [0, 1] per query by its maximum):
+//! * `name`, `desc`, `owner`, `ret`, `args`: BM25 (identifier analyzer) over the field
+//!   name, its description, its owner type name, its named return type, and its
+//!   argument names and descriptions — separate fields, separately weighted.
+//! * `type`: BM25 over *type documents* (type name + type description); a question names
+//!   types ("pull requests", "repository") before fields. A field is lifted by the
+//!   relevance of its owner type, and a field returning a relevant type (through
+//!   `XConnection`/`XEdge` wrappers) by that type's relevance.
+//! * `path`: fields on the cheapest paths from the root to a strong hit's owner type get
+//!   a share of that hit's score (a task needing `PullRequest.title` needs
+//!   `Query.repository` and `Repository.pullRequests` too).
+//! * `conn`: a strong hit returning a connection lifts the connection's `nodes`/`edges`
+//!   fields and the edge's `node` field.
+//! * `iface`: an interface field shares its score with the same field on implementations
+//!   (and the other way round), at a discount.
+//!
+//! Final score = max(base, propagated) with base = Σ weight·channel, then divided by a
+//! mild depth factor; mapped to [0, 1] by the best hit. Deterministic: ties by corpus order.
+
+use std::collections::HashMap;
+
+use gqlnav_corpus::{Corpus, EntryKind, OwnerKind};
+use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+use gqlnav_schema::{PathOptions, SchemaGraph};
+
+use crate::analyzer::Analyzer;
+use crate::bm25::{Bm25Backend, Bm25Config, FieldSource};
+use crate::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
+
+/// Weights of the structure-aware ranker. See `docs/ranking.md` for why each has its value.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct StructureWeights {
+    pub name: f32,
+    pub desc: f32,
+    pub owner: f32,
+    pub ret: f32,
+    pub args: f32,
+    /// Owner-type relevance (type documents).
+    pub owner_type: f32,
+    /// Return-type relevance (type documents, connections unwrapped).
+    pub return_type: f32,
+    /// Share of a hit's score given to fields on its paths to the root.
+    pub path: f32,
+    /// Share given to connection/edge wrapper fields of a hit returning a connection.
+    pub conn: f32,
+    /// Share between interface fields and the same field on implementations.
+    pub iface: f32,
+    /// Depth penalty: score / (1 + depth·(owner depth − 1)).
+    pub depth: f32,
+    /// How many top base hits propagate along the graph.
+    pub seeds: usize,
+    /// Paths per seed.
+    pub paths_per_seed: usize,
+}
+
+impl Default for StructureWeights {
+    fn default() -> Self {
+        StructureWeights {
+            name: 3.0,
+            desc: 2.0,
+            owner: 1.0,
+            ret: 1.0,
+            args: 0.3,
+            owner_type: 1.0,
+            return_type: 0.5,
+            path: 0.8,
+            conn: 0.8,
+            iface: 0.7,
+            depth: 0.1,
+            seeds: 20,
+            paths_per_seed: 2,
+        }
+    }
+}
+
+/// The structure-aware backend.
+pub struct StructureBackend {
+    pub weights: StructureWeights,
+    /// Channels switched off (for ablations), by name.
+    pub disabled: Vec<String>,
+    fields_bm25: Option<Bm25Backend>,
+    types_bm25: Option<Bm25Backend>,
+    /// type name -> type index in `type_names`.
+    type_ix: HashMap<String, usize>,
+    type_names: Vec<String>,
+    /// per doc: owner type index
+    owner_of: Vec<usize>,
+    /// per doc: named return type index (connections/edges unwrapped to the node type)
+    ret_of: Vec<Option<usize>>,
+    /// per doc: owner depth from the root
+    depth_of: Vec<f32>,
+    /// per type: docs on its cheapest root paths (excluding the type's own fields)
+    type_paths: Vec<Vec<Vec<usize>>>,
+    /// per doc: wrapper docs lifted when the doc returns a connection
+    conn_of: Vec<Vec<usize>>,
+    /// per doc: interface/implementation twins
+    iface_of: Vec<Vec<usize>>,
+    n: usize,
+    rendering: String,
+}
+
+impl StructureBackend {
+    pub fn new(weights: StructureWeights) -> Self {
+        StructureBackend {
+            weights,
+            disabled: Vec::new(),
+            fields_bm25: None,
+            types_bm25: None,
+            type_ix: HashMap::new(),
+            type_names: Vec::new(),
+            owner_of: Vec::new(),
+            ret_of: Vec::new(),
+            depth_of: Vec::new(),
+            type_paths: Vec::new(),
+            conn_of: Vec::new(),
+            iface_of: Vec::new(),
+            n: 0,
+            rendering: String::new(),
+        }
+    }
+
+    /// Switch channels off by name (`name`, `desc`, `owner`, `ret`, `args`, `type`, `path`,
+    /// `conn`, `iface`, `depth`).
+    pub fn without(mut self, channels: &[&str]) -> Self {
+        self.disabled.extend(channels.iter().map(|s| s.to_string()));
+        self
+    }
+
+    fn on(&self, ch: &str) -> bool {
+        !self.disabled.iter().any(|d| d == ch)
+    }
+}
+
+/// The node type behind a connection or edge type, through its real `nodes`/`node`/
+/// `edges` fields.
+pub fn unwrap_connection(graph: &SchemaGraph, ty: &str) -> Option<String> {
+    let fields = match graph.schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => &o.fields,
+        Some(ExtendedType::Interface(o)) => &o.fields,
+        _ => return None,
+    };
+    let looks =
+        ty.ends_with("Connection") || ty.ends_with("Edge") || fields.contains_key("pageInfo");
+    if !looks {
+        return None;
+    }
+    if let Some(f) = fields.get("nodes").or_else(|| fields.get("node")) {
+        return Some(f.ty.inner_named_type().to_string());
+    }
+    if let Some(f) = fields.get("edges") {
+        let edge = f.ty.inner_named_type().as_str();
+        if let Some(ExtendedType::Object(e)) = graph.schema.types.get(edge) {
+            if let Some(n) = e.fields.get("node") {
+                return Some(n.ty.inner_named_type().to_string());
+            }
+        }
+    }
+    None
+}
+
+fn normalise(v: &mut [f32]) {
+    let m = v.iter().cloned().fold(0.0f32, f32::max);
+    if m > 0.0 {
+        for x in v.iter_mut() {
+            *x /= m;
+        }
+    }
+}
+
+impl SearchBackend for StructureBackend {
+    fn name(&self) -> String {
+        if self.disabled.is_empty() {
+            format!("structure({})", self.rendering)
+        } else {
+            format!(
+                "structure({}, without {})",
+                self.rendering,
+                self.disabled.join("+")
+            )
+        }
+    }
+
+    fn index(&mut self, ctx: &SearchContext) -> Result<(), SearchError> {
+        let w = &self.weights;
+        let corpus: &Corpus = &ctx.corpus;
+        let graph: &SchemaGraph = &ctx.graph;
+        self.rendering = ctx.rendered.rendering.name().to_string();
+        self.n = corpus.len();
+        let mut fb = Bm25Backend::new(Bm25Config {
+            analyzer: Analyzer::Identifier,
+            k1: 1.2,
+            b: 0.75,
+            fields: vec![
+                (FieldSource::Name, w.name),
+                (FieldSource::Description, w.desc),
+                (FieldSource::Owner, w.owner),
+                (FieldSource::ReturnType, w.ret),
+                (FieldSource::Args, w.args),
+            ],
+        });
+        fb.index(ctx)?;
+        self.fields_bm25 = Some(fb);
+
+        // Type documents: a corpus of type entries, indexed by name + description.
+        let mut type_names: Vec<String> = graph
+            .schema
+            .types
+            .iter()
+            .filter(|(n, t)| !n.starts_with("__") && !t.is_built_in())
+            .map(|(n, _)| n.to_string())
+            .collect();
+        type_names.sort();
+        let type_ix: HashMap<String, usize> = type_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        let type_entries: Vec<gqlnav_corpus::Entry> = type_names
+            .iter()
+            .map(|n| {
+                let desc = graph
+                    .schema
+                    .types
+                    .get(n.as_str())
+                    .and_then(|t| t.description())
+                    .map(|d| d.trim().to_string())
+                    .unwrap_or_default();
+                gqlnav_corpus::Entry {
+                    coordinate: n.clone(),
+                    kind: EntryKind::Type,
+                    owner: n.clone(),
+                    owner_kind: OwnerKind::Object,
+                    name: n.clone(),
+                    return_type: String::new(),
+                    named_type: String::new(),
+                    description: desc,
+                    args: Vec::new(),
+                    deprecated: None,
+                }
+            })
+            .collect();
+        let tcorpus = std::sync::Arc::new(Corpus::from_entries(type_entries));
+        let trendered = std::sync::Arc::new(gqlnav_corpus::RenderedCorpus {
+            rendering: ctx.rendered.rendering,
+            encoding: ctx.rendered.encoding,
+            texts: tcorpus.entries.iter().map(|e| e.name.clone()).collect(),
+            tokens: vec![0; tcorpus.len()],
+        });
+        let tctx = SearchContext::new(ctx.graph.clone(), tcorpus, trendered);
+        let mut tb = Bm25Backend::new(Bm25Config {
+            analyzer: Analyzer::Identifier,
+            k1: 1.2,
+            b: 0.75,
+            fields: vec![(FieldSource::Name, 2.0), (FieldSource::Description, 1.0)],
+        });
+        tb.index(&tctx)?;
+        self.types_bm25 = Some(tb);
+
+        // Per-doc structure.
+        self.owner_of = corpus
+            .entries
+            .iter()
+            .map(|e| type_ix.get(&e.owner).copied().unwrap_or(0))
+            .collect();
+        self.ret_of = corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let nt =
+                    unwrap_connection(graph, &e.named_type).unwrap_or_else(|| e.named_type.clone());
+                type_ix.get(&nt).copied()
+            })
+            .collect();
+        self.depth_of = corpus
+            .entries
+            .iter()
+            .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
+            .collect();
+        // Paths per owner type, as doc lists.
+        let mut type_paths = vec![Vec::new(); type_names.len()];
+        let mut owners: Vec<usize> = self.owner_of.clone();
+        owners.sort_unstable();
+        owners.dedup();
+        for t in owners {
+            let name = &type_names[t];
+            let paths = graph.paths_to_type(
+                name,
+                None,
+                PathOptions {
+                    max_paths: w.paths_per_seed,
+                    ..PathOptions::default()
+                },
+            );
+            type_paths[t] = paths
+                .iter()
+                .map(|p| p.iter().filter_map(|c| corpus.position(c)).collect())
+                .collect();
+        }
+        self.type_paths = type_paths;
+        // Connection wrappers per doc.
+        self.conn_of = corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let mut v = Vec::new();
+                if unwrap_connection(graph, &e.named_type).is_some() {
+                    for f in ["nodes", "edges", "node"] {
+                        if let Some(p) = corpus.position(&format!("{}.{f}", e.named_type)) {
+                            v.push(p);
+                        }
+                    }
+                    if let Some(ExtendedType::Object(o)) =
+                        graph.schema.types.get(e.named_type.as_str())
+                    {
+                        if let Some(ed) = o.fields.get("edges") {
+                            if let Some(p) =
+                                corpus.position(&format!("{}.node", ed.ty.inner_named_type()))
+                            {
+                                v.push(p);
+                            }
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        // Interface twins.
+        self.iface_of = corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let mut v = Vec::new();
+                if e.owner_kind == OwnerKind::Interface {
+                    for imp in graph.implementers(&e.owner) {
+                        if let Some(p) = corpus.position(&format!("{imp}.{}", e.name)) {
+                            v.push(p);
+                        }
+                    }
+                } else if let Some(ExtendedType::Object(o)) =
+                    graph.schema.types.get(e.owner.as_str())
+                {
+                    for i in &o.implements_interfaces {
+                        if let Some(p) = corpus.position(&format!("{i}.{}", e.name)) {
+                            v.push(p);
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        self.type_ix = type_ix;
+        self.type_names = type_names;
+        Ok(())
+    }
+
+    fn search(&self, query: &Query, k: usize) -> Result<Vec<Scored>, SearchError> {
+        let fb = self.fields_bm25.as_ref().ok_or(SearchError::NotIndexed)?;
+        let tb = self.types_bm25.as_ref().ok_or(SearchError::NotIndexed)?;
+        let w = &self.weights;
+        let mut text = query.text.clone();
+        for s in &query.sub_queries {
+            text.push(' ');
+            text.push_str(s);
+        }
+        let per_field = fb.score_fields(&text)?;
+        let names = ["name", "desc", "owner", "ret", "args"];
+        let weights = [w.name, w.desc, w.owner, w.ret, w.args];
+        let mut channels: Vec<(&str, f32, Vec<f32>)> = Vec::new();
+        for ((mut v, n), wt) in per_field.into_iter().zip(names).zip(weights) {
+            normalise(&mut v);
+            channels.push((n, wt, v));
+        }
+        let mut trel = tb.score_all(&text)?;
+        normalise(&mut trel);
+        let n = self.n;
+        let mut base = vec![0f32; n];
+        let mut lexical = vec![0f32; n];
+        for (name, wt, v) in &channels {
+            if !self.on(name) {
+                continue;
+            }
+            for i in 0..n {
+                lexical[i] += wt * v[i];
+            }
+        }
+        let wsum: f32 = channels
+            .iter()
+            .filter(|c| self.on(c.0))
+            .map(|c| c.1)
+            .sum::<f32>()
+            .max(1e-6);
+        for i in 0..n {
+            let mut s = lexical[i] / wsum;
+            if self.on("type") {
+                s += w.owner_type
+                    * trel[self.owner_of[i]]
+                    * (0.5 + 0.5 * (lexical[i] > 0.0) as u8 as f32)
+                    * 0.5;
+                if let Some(r) = self.ret_of[i] {
+                    s += w.return_type * trel[r] * 0.5;
+                }
+            }
+            if self.on("depth") {
+                s /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
+            }
+            base[i] = s;
+        }
+        // Propagation from the top seeds.
+        let mut final_s = base.clone();
+        let mut prop = vec![0f32; n];
+        let seeds = top_k(
+            base.iter()
+                .enumerate()
+                .filter(|(_, s)| **s > 0.0)
+                .map(|(doc, &score)| Scored {
+                    doc,
+                    score,
+                    explain: Vec::new(),
+                })
+                .collect(),
+            w.seeds,
+        );
+        for sd in &seeds {
+            let s = sd.score;
+            if self.on("path") {
+                for path in &self.type_paths[self.owner_of[sd.doc]] {
+                    for &p in path {
+                        prop[p] = prop[p].max(w.path * s);
+                    }
+                }
+            }
+            if self.on("conn") {
+                for &p in &self.conn_of[sd.doc] {
+                    prop[p] = prop[p].max(w.conn * s);
+                }
+            }
+            if self.on("iface") {
+                for &p in &self.iface_of[sd.doc] {
+                    prop[p] = prop[p].max(w.iface * s);
+                }
+            }
+        }
+        for i in 0..n {
+            final_s[i] = base[i].max(prop[i]) + 0.01 * prop[i].min(base[i]);
+        }
+        let v: Vec<Scored> = final_s
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 0.0)
+            .map(|(doc, &score)| Scored {
+                doc,
+                score,
+                explain: Vec::new(),
+            })
+            .collect();
+        let mut out = top_k(v, k);
+        for sc in &mut out {
+            let d = sc.doc;
+            let mut ex = Vec::new();
+            for (name, wt, v) in &channels {
+                if v[d] > 0.0 && self.on(name) {
+                    ex.push((name.to_string(), wt * v[d] / wsum));
+                }
+            }
+            if trel[self.owner_of[d]] > 0.0 {
+                ex.push(("type(owner)".into(), trel[self.owner_of[d]]));
+            }
+            if let Some(r) = self.ret_of[d] {
+                if trel[r] > 0.0 {
+                    ex.push(("type(return)".into(), trel[r]));
+                }
+            }
+            if prop[d] > 0.0 {
+                ex.push(("graph".into(), prop[d]));
+            }
+            ex.push(("base".into(), base[d]));
+            sc.explain = ex;
+        }
+        Ok(out)
+    }
+}
