@@ -12,6 +12,7 @@ pub mod dataset;
 pub mod error;
 pub mod metrics;
 pub mod report;
+pub mod slice_bench;
 
 pub use dataset::{
     is_plain_field, load_tsv, load_wg_dir, parse_tsv, validate_targets, Dataset, Problem, Question,
@@ -22,3 +23,7 @@ pub use metrics::{
     floor_percentile, run_retrieval, BudgetPoint, QuestionResult, RunOptions, RunResult,
 };
 pub use report::{json, markdown, write_report_dir};
+pub use slice_bench::{
+    load_wg_sets, run_slice_bench, slice_json, slice_markdown, write_slice_report, SliceConfig,
+    SliceRunResult, SliceSet, SliceStats,
+};

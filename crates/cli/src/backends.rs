@@ -10,8 +10,9 @@ use gqlnav_search::{
 /// Ranker options.
 #[derive(Args, Debug, Clone)]
 pub struct BackendArgs {
-    /// Ranker: `bm25` (lexical, tantivy). Comma-separated for several in one bench run.
-    #[arg(long, short = 'b', default_value = "bm25", value_name = "NAME")]
+    /// Ranker: `structure` (structure-aware: lexical channels + type relevance + graph),
+    /// `bm25` (lexical, tantivy). Comma-separated for several in one bench run.
+    #[arg(long, short = 'b', default_value = "structure", value_name = "NAME")]
     pub backend: String,
     /// BM25 analyzer: `identifier` (splits camelCase/acronyms/`_`/`.`, light stemming,
     /// query stop words) or `standard` (Lucene StandardAnalyzer: `Type.field` is one
@@ -22,6 +23,42 @@ pub struct BackendArgs {
     /// args, type, path, conn, iface, depth), for ablations.
     #[arg(long, value_name = "CHANNELS")]
     pub without: Option<String>,
+    /// Structure ranker: override weights, `key=value,…` (see docs/ranking.md).
+    #[arg(long, value_name = "K=V,…")]
+    pub weights: Option<String>,
+    /// Embedding model directory in the sentence-transformers layout (config.json,
+    /// tokenizer.json, model.safetensors, modules.json, 1_Pooling/config.json). Nothing is
+    /// ever downloaded.
+    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
+    pub model: Option<std::path::PathBuf>,
+    /// Use an embedding server instead of a local model: `ollama` (POST /api/embed) or
+    /// `openai` (POST /v1/embeddings).
+    #[arg(long, value_name = "KIND")]
+    pub embed_server: Option<String>,
+    /// Embedding server base URL (http or https).
+    #[arg(long, value_name = "URL")]
+    pub embed_url: Option<String>,
+    /// Embedding server model name.
+    #[arg(long, value_name = "NAME")]
+    pub embed_model: Option<String>,
+    /// API key for an OpenAI-compatible server (read from the environment only).
+    #[arg(long = "embed-api-key-env", value_name = "VAR", default_value = "GQLNAV_EMBED_API_KEY")]
+    pub embed_api_key_env: String,
+    /// Override the query prompt ("" for none).
+    #[arg(long, value_name = "TEXT")]
+    pub query_prompt: Option<String>,
+    /// Override the document prompt ("" for none).
+    #[arg(long, value_name = "TEXT")]
+    pub document_prompt: Option<String>,
+    /// Vector cache directory (default: $GQLNAV_CACHE_DIR/vectors or ~/.cache/gqlnav/vectors).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Do not read or write the vector cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Weight of the vector side in `hybrid-weighted` (0..1).
+    #[arg(long, default_value_t = 0.5)]
+    pub hybrid_weight: f32,
     /// BM25 k1.
     #[arg(long, default_value_t = 1.2)]
     pub k1: f32,
@@ -66,12 +103,12 @@ impl BackendArgs {
                             });
                         }
                     }
-                    "structure" => out.push(BackendSpec {
+                    "structure" | "vector" | "hybrid" | "hybrid-weighted" => out.push(BackendSpec {
                         backend: b.to_string(),
                         analyzer: Analyzer::Identifier,
                         rendering: *r,
                     }),
-                    other => bail!("unknown backend `{other}`; expected structure or bm25"),
+                    other => bail!("unknown backend `{other}`; expected structure, bm25, vector, hybrid or hybrid-weighted"),
                 }
             }
         }
@@ -86,8 +123,28 @@ impl BackendArgs {
                 c.b = self.b;
                 Ok(Box::new(Bm25Backend::new(c)))
             }
+            "vector" => Ok(Box::new(self.vector()?)),
+            "hybrid" => Ok(Box::new(gqlnav_embed::HybridBackend::rrf(
+                Box::new(self.vector()?),
+                self.build(&BackendSpec {
+                    backend: "structure".into(),
+                    ..spec.clone()
+                })?,
+            ))),
+            "hybrid-weighted" => Ok(Box::new(gqlnav_embed::HybridBackend::weighted(
+                Box::new(self.vector()?),
+                self.build(&BackendSpec {
+                    backend: "structure".into(),
+                    ..spec.clone()
+                })?,
+                self.hybrid_weight,
+            )?)),
             "structure" => {
-                let mut s = StructureBackend::new(StructureWeights::default());
+                let mut w = StructureWeights::default();
+                if let Some(spec) = &self.weights {
+                    w.apply_overrides(spec)?;
+                }
+                let mut s = StructureBackend::new(w);
                 if let Some(w) = &self.without {
                     let chans: Vec<&str> = w
                         .split(',')
@@ -100,5 +157,61 @@ impl BackendArgs {
             }
             other => bail!("unknown backend `{other}`"),
         }
+    }
+}
+
+impl BackendArgs {
+    /// The embedder chosen by the flags.
+    pub fn embedder(&self) -> Result<Box<dyn gqlnav_embed::Embedder>> {
+        let prompts = gqlnav_embed::PromptOverride {
+            query: self.query_prompt.clone(),
+            document: self.document_prompt.clone(),
+        };
+        if let Some(kind) = &self.embed_server {
+            let url = self
+                .embed_url
+                .clone()
+                .ok_or_else(|| anyhow::anyhow!("--embed-server needs --embed-url"))?;
+            let model = self
+                .embed_model
+                .clone()
+                .ok_or_else(|| anyhow::anyhow!("--embed-server needs --embed-model"))?;
+            let mut opts = gqlnav_embed::ServerOptions::new(url, model);
+            if let Ok(key) = std::env::var(&self.embed_api_key_env) {
+                opts = opts.with_api_key(key);
+            }
+            if prompts.query.is_some() || prompts.document.is_some() {
+                opts = opts.with_prompts(prompts.query.clone().unwrap_or_default(), prompts.document.clone().unwrap_or_default());
+            }
+            return match kind.as_str() {
+                "ollama" => Ok(Box::new(gqlnav_embed::OllamaEmbedder::new(opts)?)),
+                "openai" => Ok(Box::new(gqlnav_embed::OpenAiEmbedder::new(opts)?)),
+                other => bail!("unknown --embed-server `{other}`; expected ollama or openai"),
+            };
+        }
+        let dir = self.model.clone().or_else(|| std::env::var_os("GQLNAV_MINILM_DIR").map(Into::into)).ok_or_else(|| {
+            anyhow::anyhow!(
+                "the vector backend needs a model: pass --model DIR (a sentence-transformers folder), set GQLNAV_MODEL_DIR, or use --embed-server"
+            )
+        })?;
+        Ok(Box::new(gqlnav_embed::LocalModel::load(&dir, prompts)?))
+    }
+
+    fn vector(&self) -> Result<gqlnav_embed::VectorBackend> {
+        let emb = self.embedder()?;
+        eprintln!("embedding model {}: {}", emb.name(), emb.prompts().describe());
+        let cache = gqlnav_embed::CacheOptions {
+            dir: self.cache_dir.clone(),
+            no_cache: self.no_cache,
+        };
+        let pb = crate::common::progress(0, "embedding corpus");
+        let v = gqlnav_embed::VectorBackend::new(emb, cache).with_progress(Box::new(move |done, total| {
+            pb.set_length(total as u64);
+            pb.set_position(done as u64);
+            if done >= total {
+                pb.finish_and_clear();
+            }
+        }));
+        Ok(v)
     }
 }

@@ -1,6 +1,6 @@
 //! `gqlnav bench`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -186,5 +186,3 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-#[allow(dead_code)]
-fn _unused(_: &Path) {}

@@ -1,6 +1,6 @@
 //! Shared CLI plumbing: schema sources, corpus contexts, output helpers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -145,9 +145,4 @@ pub fn progress(len: u64, msg: &str) -> indicatif::ProgressBar {
     );
     pb.set_message(msg.to_string());
     pb
-}
-
-pub fn ensure_dir(p: &Path) -> Result<PathBuf> {
-    std::fs::create_dir_all(p).with_context(|| format!("creating directory {}", p.display()))?;
-    Ok(p.to_path_buf())
 }

@@ -33,6 +33,8 @@ use crate::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
 /// Weights of the structure-aware ranker. See `docs/ranking.md` for why each has its value.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StructureWeights {
+    /// BM25 over the rendered text of the chosen rendering.
+    pub text: f32,
     pub name: f32,
     pub desc: f32,
     pub owner: f32,
@@ -59,20 +61,58 @@ pub struct StructureWeights {
 impl Default for StructureWeights {
     fn default() -> Self {
         StructureWeights {
+            text: 3.0,
             name: 3.0,
             desc: 2.0,
             owner: 1.0,
-            ret: 1.0,
+            ret: 0.0,
             args: 0.3,
-            owner_type: 1.0,
-            return_type: 0.5,
+            owner_type: 1.5,
+            return_type: 0.0,
             path: 0.8,
-            conn: 0.8,
+            conn: 0.5,
             iface: 0.7,
-            depth: 0.1,
+            depth: 0.3,
             seeds: 20,
             paths_per_seed: 2,
         }
+    }
+}
+
+impl StructureWeights {
+    /// Apply `key=value,key=value` overrides (keys are the field names).
+    pub fn apply_overrides(&mut self, spec: &str) -> Result<(), SearchError> {
+        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| SearchError::Other(format!("weight `{kv}`: expected key=value")))?;
+            let x: f32 = v
+                .trim()
+                .parse()
+                .map_err(|_| SearchError::Other(format!("weight `{kv}`: `{v}` is not a number")))?;
+            match k.trim() {
+                "text" => self.text = x,
+                "name" => self.name = x,
+                "desc" => self.desc = x,
+                "owner" => self.owner = x,
+                "ret" => self.ret = x,
+                "args" => self.args = x,
+                "owner_type" => self.owner_type = x,
+                "return_type" => self.return_type = x,
+                "path" => self.path = x,
+                "conn" => self.conn = x,
+                "iface" => self.iface = x,
+                "depth" => self.depth = x,
+                "seeds" => self.seeds = x.max(0.0) as usize,
+                "paths_per_seed" => self.paths_per_seed = x.max(0.0) as usize,
+                other => {
+                    return Err(SearchError::Other(format!(
+                        "unknown weight `{other}`; expected one of text, name, desc, owner, ret, args, owner_type, return_type, path, conn, iface, depth, seeds, paths_per_seed"
+                    )))
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -194,6 +234,7 @@ impl SearchBackend for StructureBackend {
             k1: 1.2,
             b: 0.75,
             fields: vec![
+                (FieldSource::Text, w.text),
                 (FieldSource::Name, w.name),
                 (FieldSource::Description, w.desc),
                 (FieldSource::Owner, w.owner),
@@ -366,8 +407,8 @@ impl SearchBackend for StructureBackend {
             text.push_str(s);
         }
         let per_field = fb.score_fields(&text)?;
-        let names = ["name", "desc", "owner", "ret", "args"];
-        let weights = [w.name, w.desc, w.owner, w.ret, w.args];
+        let names = ["text", "name", "desc", "owner", "ret", "args"];
+        let weights = [w.text, w.name, w.desc, w.owner, w.ret, w.args];
         let mut channels: Vec<(&str, f32, Vec<f32>)> = Vec::new();
         for ((mut v, n), wt) in per_field.into_iter().zip(names).zip(weights) {
             normalise(&mut v);
@@ -379,7 +420,7 @@ impl SearchBackend for StructureBackend {
         let mut base = vec![0f32; n];
         let mut lexical = vec![0f32; n];
         for (name, wt, v) in &channels {
-            if !self.on(name) {
+            if !self.on(name) || *wt == 0.0 {
                 continue;
             }
             for i in 0..n {

@@ -1,1 +1,726 @@
-//! gqlnav slice
+//! gqlnav slice: a small, self-contained SDL excerpt of a huge schema that answers one
+//! question, cut to a token budget.
+//!
+//! Pipeline ([`Slicer::slice`]):
+//!
+//! 1. **Rank** the field coordinates with the structure-aware ranker
+//!    ([`gqlnav_search::StructureBackend`]); scores are scaled to [0, 1] by the best hit.
+//!    A type's relevance is the best score among its fields (and, discounted, among the
+//!    fields returning it). The top types are *expanded*: each of their fields becomes a
+//!    candidate worth `type_blend × relevance` even without lexical evidence of its own
+//!    ("breadth is the insurance", as the WG strategies found).
+//! 2. **Close** each candidate structurally into a package: the field, its best path from
+//!    the query root (never through Mutation), and the `nodes`/`edges`/`node` fields of
+//!    every connection on the way.
+//! 3. **Pick** packages greedily by marginal value per (estimated) token until the budget
+//!    (or, without one, [`Knobs::default_tokens`] and the score floor) is reached; then
+//!    add the query-root entry fields whose return-type family (the type, or the node type
+//!    of a connection) meets the selected types.
+//! 4. **Render** ([`render::render`]): selected fields with the arguments that survive
+//!    (required, pagination, or lexically relevant to the question), the input types and
+//!    enums they need (input fields and enum values pruned the same way), unions with all
+//!    members, custom scalars. Types named but not defined are listed in one closing
+//!    `# not shown: …` line, or, with `closed`, defined as one-field stubs so the slice
+//!    validates as a schema.
+//! 5. **Measure** the text in the named encoding; while it is over the budget, shrink the
+//!    estimate and pick again. A slice never exceeds its budget.
+//!
+//! Everything is deterministic and lexical: no hosted model is involved.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::Arc;
+
+use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, Rendering, TokenMeter};
+use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+use gqlnav_schema::{PathOptions, RootKind, SchemaGraph};
+use gqlnav_search::structure::unwrap_connection;
+use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend, StructureWeights};
+
+pub mod relevance;
+pub mod render;
+
+pub use relevance::{Relevance, PAGINATION_ARGS};
+pub use render::{render, Pruner, RenderOptions, Rendered, Selection, Style};
+
+/// Errors building a slicer.
+#[derive(Debug, thiserror::Error)]
+pub enum SliceError {
+    /// The ranker could not be built or queried.
+    #[error("search: {0}")]
+    Search(#[from] gqlnav_search::SearchError),
+    /// A seed coordinate is malformed or not in the schema.
+    #[error("seed {0:?}: {1}")]
+    Seed(String, String),
+}
+
+/// Aggregate knobs of the selection stage (no per-question rules).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Knobs {
+    /// Ranked hits considered.
+    pub pool_k: usize,
+    /// Most relevant types whose every field becomes a candidate.
+    pub type_k: usize,
+    /// Value of a field of an expanded type, as a share of the type's relevance.
+    pub type_blend: f32,
+    /// Candidates below this value are never picked.
+    pub value_floor: f32,
+    /// Paths from the root compared per owner type (the most relevant one is taken).
+    pub path_choices: usize,
+    /// Longest path, in fields.
+    pub max_depth: usize,
+    /// Add query-root entries whose return-type family meets the selection.
+    pub root_entries: bool,
+    /// Size without a budget, in estimated tokens.
+    pub default_tokens: usize,
+    /// Enums with no relevant value show all their values up to this many.
+    pub enum_small: usize,
+    /// Paths from the root added per owner type.
+    pub paths_per_type: usize,
+    /// Value of a field of the type a picked field returns (through connections and
+    /// edges), as a share of the picked field's value.
+    pub child_blend: f32,
+    /// Most types expanded that way per question.
+    pub max_child_types: usize,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            pool_k: 300,
+            type_k: 8,
+            type_blend: 0.35,
+            value_floor: 0.05,
+            path_choices: 5,
+            max_depth: 6,
+            root_entries: true,
+            default_tokens: 4000,
+            enum_small: 8,
+            paths_per_type: 1,
+            child_blend: 0.3,
+            max_child_types: 10,
+        }
+    }
+}
+
+/// What to slice and how.
+#[derive(Debug, Clone, Default)]
+pub struct SliceOptions {
+    /// Token budget in `encoding`; `None` lets the slicer pick a size.
+    pub budget: Option<usize>,
+    /// Encoding of the budget and of the reported token count.
+    pub encoding: Encoding,
+    /// Writing style.
+    pub style: Style,
+    /// Define every named type (stubs where needed) so the slice validates as a schema.
+    pub closed: bool,
+    /// Coordinates that must be in the slice (`Type.field`, `Type.field(arg:)`, `Type`);
+    /// these may name Mutation fields.
+    pub seeds: Vec<String>,
+    /// Selection knobs.
+    pub knobs: Knobs,
+}
+
+/// A slice.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Slice {
+    /// The SDL text.
+    pub sdl: String,
+    /// Tokens of `sdl` in `encoding`.
+    pub tokens: usize,
+    /// The encoding of `tokens` (and of the budget).
+    pub encoding: Encoding,
+    /// Writing style.
+    pub style: Style,
+    /// Whether every named type is defined.
+    pub closed: bool,
+    /// The budget asked for, if any.
+    pub budget: Option<usize>,
+    /// The size the slicer aimed at without a budget (estimated tokens), if no budget.
+    pub auto_size: Option<usize>,
+    /// Rendered field, argument and input-field coordinates.
+    pub coordinates: Vec<String>,
+    /// Number of type definitions.
+    pub types: usize,
+    /// Types named but not defined (default mode; also in the last `# not shown` line
+    /// when it fits the budget).
+    pub not_shown: Vec<String>,
+    /// Wanted coordinates that the budget left out, best first.
+    pub left_out: Vec<String>,
+    /// The budget did not admit even one complete root path.
+    pub partial: bool,
+    /// The selected fields (for re-rendering in another style).
+    #[serde(skip)]
+    pub selection: Selection,
+    /// The question's terms (for re-rendering).
+    #[serde(skip)]
+    pub relevance: Relevance,
+}
+
+/// A slicer over one schema: the corpus and the ranker, indexed once.
+pub struct Slicer {
+    graph: Arc<SchemaGraph>,
+    corpus: Arc<Corpus>,
+    backend: StructureBackend,
+    /// per corpus doc: estimated bare line cost without arguments.
+    base_cost: Vec<f32>,
+    /// coordinate -> doc
+    doc_of: HashMap<String, usize>,
+    /// type -> docs of its fields
+    fields_of_type: HashMap<String, Vec<usize>>,
+}
+
+fn est(chars: usize) -> f32 {
+    chars as f32 / 3.6
+}
+
+#[derive(PartialEq)]
+struct Cand(f32, usize);
+impl Eq for Cand {}
+impl PartialOrd for Cand {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Cand {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0).then(o.1.cmp(&self.1))
+    }
+}
+
+/// Per-question selection state.
+struct Ctx<'a> {
+    pr: Pruner<'a>,
+    value: HashMap<usize, f32>,
+    path_cache: HashMap<String, Vec<usize>>,
+    arg_cost: HashMap<usize, f32>,
+    style: Style,
+}
+
+impl Slicer {
+    /// Index a schema (corpus of fields, structure ranker).
+    pub fn new(graph: Arc<SchemaGraph>) -> Result<Self, SliceError> {
+        let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
+        let meter = TokenMeter::new(Encoding::O200kBase);
+        let rendered = Arc::new(corpus.render(Rendering::DotPlusGloss, &meter));
+        let ctx = SearchContext::new(graph.clone(), corpus.clone(), rendered);
+        let mut backend = StructureBackend::new(StructureWeights::default());
+        backend.index(&ctx)?;
+        let mut doc_of = HashMap::new();
+        let mut fields_of_type: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut base_cost = Vec::with_capacity(corpus.len());
+        for (i, e) in corpus.entries.iter().enumerate() {
+            doc_of.insert(e.coordinate.clone(), i);
+            fields_of_type.entry(e.owner.clone()).or_default().push(i);
+            base_cost.push(est(e.name.len() + e.return_type.len() + 5));
+        }
+        Ok(Slicer {
+            graph,
+            corpus,
+            backend,
+            base_cost,
+            doc_of,
+            fields_of_type,
+        })
+    }
+
+    /// The schema graph.
+    pub fn graph(&self) -> &Arc<SchemaGraph> {
+        &self.graph
+    }
+
+    fn is_excluded_root(&self, ty: &str) -> bool {
+        matches!(
+            self.graph.root_kind(ty),
+            Some(RootKind::Mutation) | Some(RootKind::Subscription)
+        )
+    }
+
+    /// Estimated cost of one field line (with its kept arguments) in a style.
+    fn cost(&self, cx: &mut Ctx<'_>, doc: usize) -> f32 {
+        if let Some(c) = cx.arg_cost.get(&doc) {
+            return *c;
+        }
+        let e = &self.corpus.entries[doc];
+        let mut c = self.base_cost[doc];
+        let field = self
+            .graph
+            .schema
+            .types
+            .get(e.owner.as_str())
+            .and_then(|t| match t {
+                ExtendedType::Object(o) => o.fields.get(e.name.as_str()).map(|f| &f.node),
+                ExtendedType::Interface(o) => o.fields.get(e.name.as_str()).map(|f| &f.node),
+                _ => None,
+            });
+        if let Some(f) = field {
+            for a in &f.arguments {
+                if cx.pr.keep_arg_of(f, a) {
+                    c += est(a.name.len() + a.ty.to_string().len() + 2);
+                    if cx.style != Style::Bare {
+                        let d = a.description.as_deref().map(str::len).unwrap_or(0);
+                        c += if cx.style == Style::Sdl { est(d + 8) } else { 1.0 };
+                    }
+                }
+            }
+            if cx.style != Style::Bare {
+                let d = f.description.as_deref().map(str::len).unwrap_or(0);
+                c += if cx.style == Style::Sdl { est(d + 8) } else { est(d.min(120)) };
+            }
+        }
+        cx.arg_cost.insert(doc, c);
+        c
+    }
+
+    /// Connection wrapper docs for a field returning a connection or edge.
+    fn conn_docs(&self, named: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        if unwrap_connection(&self.graph, named).is_none() {
+            return out;
+        }
+        for f in ["nodes", "edges", "node", "totalCount"] {
+            if let Some(&d) = self.doc_of.get(&format!("{named}.{f}")) {
+                out.push(d);
+                if f == "edges" {
+                    let edge = &self.corpus.entries[d].named_type;
+                    if let Some(&n) = self.doc_of.get(&format!("{edge}.node")) {
+                        out.push(n);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The most relevant query path to type `ty` (docs, root first), cached.
+    fn path(&self, cx: &mut Ctx<'_>, ty: &str, knobs: &Knobs) -> Vec<usize> {
+        if let Some(p) = cx.path_cache.get(ty) {
+            return p.clone();
+        }
+        let q_root = self.graph.root(RootKind::Query).unwrap_or("Query");
+        let mut scored: Vec<(bool, f32, usize, Vec<usize>)> = Vec::new();
+        if self.graph.root_kind(ty).is_none() {
+            let paths = self.graph.paths_to_type(
+                ty,
+                None,
+                PathOptions {
+                    max_paths: knobs.path_choices.max(1),
+                    max_depth: knobs.max_depth,
+                    include_mutation: false,
+                },
+            );
+            for p in paths {
+                let docs: Vec<usize> = p.iter().filter_map(|c| self.doc_of.get(c).copied()).collect();
+                if docs.len() != p.len() {
+                    continue;
+                }
+                let from_query = p.first().is_some_and(|c| c.split('.').next() == Some(q_root));
+                let v: f32 = docs.iter().map(|d| cx.value.get(d).copied().unwrap_or(0.0)).sum::<f32>()
+                    - 0.01 * docs.len() as f32;
+                let i = scored.len();
+                scored.push((from_query, v, i, docs));
+            }
+        }
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+        let mut out = Vec::new();
+        for (_, _, _, docs) in scored.into_iter().take(knobs.paths_per_type.max(1)) {
+            for d in docs {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        cx.path_cache.insert(ty.to_string(), out.clone());
+        out
+    }
+
+    /// The package of a candidate: itself, its path, connection wrappers on the way.
+    fn package(&self, cx: &mut Ctx<'_>, doc: usize, knobs: &Knobs) -> Vec<usize> {
+        let e = &self.corpus.entries[doc];
+        let mut out = vec![doc];
+        out.extend(self.path(cx, &e.owner.clone(), knobs));
+        let mut extra = Vec::new();
+        for &d in &out {
+            extra.extend(self.conn_docs(&self.corpus.entries[d].named_type));
+        }
+        out.extend(extra);
+        let mut seen = HashSet::new();
+        out.retain(|d| seen.insert(*d));
+        out
+    }
+
+    fn package_cost(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Selection) -> f32 {
+        let mut c = 0.0;
+        let mut new_types: HashSet<&str> = HashSet::new();
+        for &d in pkg {
+            let e = &self.corpus.entries[d];
+            if sel.contains(&e.owner, &e.name) {
+                continue;
+            }
+            c += self.cost(cx, d);
+            if !sel.has_type(&e.owner) && new_types.insert(e.owner.as_str()) {
+                c += est(e.owner.len() + 12);
+            }
+        }
+        c
+    }
+
+    fn add(&self, sel: &mut Selection, pkg: &[usize]) {
+        for &d in pkg {
+            let e = &self.corpus.entries[d];
+            sel.insert(&e.owner, &e.name);
+        }
+    }
+
+    /// Greedy pick within `target` estimated tokens. Returns the selection, the
+    /// candidates that did not fit (best first) and the best package if none fitted.
+    fn pick(
+        &self,
+        cx: &mut Ctx<'_>,
+        cands: &[(usize, f32)],
+        forced: &[usize],
+        target: f32,
+        knobs: &Knobs,
+    ) -> (Selection, Vec<usize>, Option<Vec<usize>>) {
+        let mut sel = Selection::default();
+        let mut spent = 0.0f32;
+        let mut left = Vec::new();
+        let mut first_unfit = None;
+        for &d in forced {
+            let pkg = self.package(cx, d, knobs);
+            let c = self.package_cost(cx, &pkg, &sel);
+            if spent + c <= target {
+                spent += c;
+                self.add(&mut sel, &pkg);
+            } else {
+                left.push(d);
+                if sel.len == 0 && first_unfit.is_none() {
+                    first_unfit = Some(pkg);
+                }
+            }
+        }
+        let mut heap: BinaryHeap<Cand> = BinaryHeap::new();
+        let mut val: HashMap<usize, f32> = HashMap::new();
+        let mut expanded: HashSet<String> = HashSet::new();
+        for &(d, v) in cands {
+            val.insert(d, v);
+            let pkg = self.package(cx, d, knobs);
+            let c = self.package_cost(cx, &pkg, &sel).max(0.5);
+            heap.push(Cand(v / c, d));
+        }
+        while let Some(Cand(r, d)) = heap.pop() {
+            let e = &self.corpus.entries[d];
+            if sel.contains(&e.owner, &e.name) {
+                continue;
+            }
+            let pkg = self.package(cx, d, knobs);
+            let c = self.package_cost(cx, &pkg, &sel);
+            let v = val[&d];
+            let nr = v / c.max(0.5);
+            if nr < r * 0.999 {
+                if let Some(top) = heap.peek() {
+                    if nr < top.0 {
+                        heap.push(Cand(nr, d));
+                        continue;
+                    }
+                }
+            }
+            if spent + c <= target {
+                spent += c;
+                self.add(&mut sel, &pkg);
+                // Expand the pool into the type the field returns (and its connection
+                // and edge types).
+                if knobs.child_blend > 0.0 && expanded.len() < knobs.max_child_types {
+                    let nt = self.corpus.entries[d].named_type.clone();
+                    let mut tys = vec![nt.clone()];
+                    if let Some(n) = unwrap_connection(&self.graph, &nt) {
+                        tys.push(n);
+                        if let Some(&ed) = self.doc_of.get(&format!("{nt}.edges")) {
+                            tys.push(self.corpus.entries[ed].named_type.clone());
+                        }
+                    }
+                    let cv = knobs.child_blend * v;
+                    for t in tys {
+                        if self.is_excluded_root(&t) || !expanded.insert(t.clone()) {
+                            continue;
+                        }
+                        for &f in self.fields_of_type.get(&t).map(Vec::as_slice).unwrap_or(&[]) {
+                            if cv >= knobs.value_floor && val.get(&f).is_none_or(|x| *x < cv) {
+                                val.insert(f, cv);
+                                let fp = self.package(cx, f, knobs);
+                                let fc = self.package_cost(cx, &fp, &sel).max(0.5);
+                                heap.push(Cand(cv / fc, f));
+                            }
+                        }
+                    }
+                }
+            } else {
+                left.push(d);
+                if sel.len == 0 && first_unfit.is_none() {
+                    first_unfit = Some(pkg);
+                }
+            }
+        }
+        // Root entries whose return-type family meets the selected types.
+        if knobs.root_entries {
+            if let Some(q) = self.graph.root(RootKind::Query) {
+                let owners: HashSet<String> = sel.fields.iter().filter(|(_, f)| !f.is_empty()).map(|(t, _)| t.clone()).collect();
+                let mut entries: Vec<(f32, usize)> = Vec::new();
+                for &d in self.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
+                    let e = &self.corpus.entries[d];
+                    if sel.contains(&e.owner, &e.name) {
+                        continue;
+                    }
+                    let nt = &e.named_type;
+                    let node = unwrap_connection(&self.graph, nt);
+                    let hit = owners.contains(nt) || node.as_ref().is_some_and(|n| owners.contains(n));
+                    if hit {
+                        entries.push((cx.value.get(&d).copied().unwrap_or(0.0), d));
+                    }
+                }
+                entries.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                for (_, d) in entries {
+                    let mut pkg = vec![d];
+                    pkg.extend(self.conn_docs(&self.corpus.entries[d].named_type));
+                    let c = self.package_cost(cx, &pkg, &sel);
+                    if spent + c <= target {
+                        spent += c;
+                        self.add(&mut sel, &pkg);
+                    }
+                }
+            }
+        }
+        let _ = spent;
+        (sel, left, first_unfit)
+    }
+
+    fn parse_seeds(&self, seeds: &[String]) -> Result<(Vec<usize>, Vec<String>, Vec<(String, String, String)>), SliceError> {
+        let mut fields = Vec::new();
+        let mut types = Vec::new();
+        let mut args = Vec::new();
+        for s in seeds {
+            let s = s.trim();
+            if let Some((tf, rest)) = s.split_once('(') {
+                let a = rest.trim_end_matches(')').trim_end_matches(':').trim();
+                let Some(&d) = self.doc_of.get(tf) else {
+                    return Err(SliceError::Seed(s.to_string(), "no such field".into()));
+                };
+                let e = &self.corpus.entries[d];
+                if !e.args.iter().any(|x| x.name == a) {
+                    return Err(SliceError::Seed(s.to_string(), "no such argument".into()));
+                }
+                fields.push(d);
+                args.push((e.owner.clone(), e.name.clone(), a.to_string()));
+            } else if s.contains('.') {
+                let Some(&d) = self.doc_of.get(s) else {
+                    let hint = self.graph.suggest(s, 3).join(", ");
+                    return Err(SliceError::Seed(s.to_string(), format!("no such field (did you mean: {hint})")));
+                };
+                fields.push(d);
+            } else if self.fields_of_type.contains_key(s) {
+                types.push(s.to_string());
+            } else {
+                return Err(SliceError::Seed(s.to_string(), "no such object or interface type".into()));
+            }
+        }
+        Ok((fields, types, args))
+    }
+
+    /// Build the slice of a question.
+    pub fn slice(&self, question: &str, sub_queries: &[String], opts: &SliceOptions) -> Result<Slice, SliceError> {
+        let knobs = &opts.knobs;
+        let (seed_fields, seed_types, seed_args) = self.parse_seeds(&opts.seeds)?;
+        let rel = Relevance::new(question, sub_queries);
+        let pr = Pruner::new(&self.graph, &rel);
+        let mut cx = Ctx {
+            pr,
+            value: HashMap::new(),
+            path_cache: HashMap::new(),
+            arg_cost: HashMap::new(),
+            style: opts.style,
+        };
+        // 1. rank
+        let q = Query {
+            text: question.to_string(),
+            sub_queries: sub_queries.to_vec(),
+        };
+        let hits = if question.trim().is_empty() && sub_queries.is_empty() {
+            Vec::new()
+        } else {
+            self.backend.search(&q, knobs.pool_k)?
+        };
+        let top = hits.first().map(|h| h.score).unwrap_or(0.0);
+        let mut type_rel: HashMap<String, f32> = HashMap::new();
+        for h in &hits {
+            let e = &self.corpus.entries[h.doc];
+            if self.is_excluded_root(&e.owner) {
+                continue;
+            }
+            let s = if top > 0.0 { h.score / top } else { 0.0 };
+            cx.value.insert(h.doc, s);
+            let t = type_rel.entry(e.owner.clone()).or_insert(0.0);
+            *t = t.max(s);
+            let node = unwrap_connection(&self.graph, &e.named_type).unwrap_or_else(|| e.named_type.clone());
+            if self.fields_of_type.contains_key(&node) {
+                let t = type_rel.entry(node).or_insert(0.0);
+                *t = t.max(0.8 * s);
+            }
+        }
+        for t in &seed_types {
+            type_rel.insert(t.clone(), 1.0);
+        }
+        // 2. expand the top types
+        let q_root = self.graph.root(RootKind::Query).unwrap_or("Query");
+        let mut tr: Vec<(&String, f32)> = type_rel
+            .iter()
+            .filter(|(t, _)| {
+                t.as_str() != q_root
+                    && !self.is_excluded_root(t)
+                    && unwrap_connection(&self.graph, t).is_none()
+            })
+            .map(|(t, v)| (t, *v))
+            .collect();
+        tr.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let expand: Vec<(String, f32)> = tr
+            .iter()
+            .take(knobs.type_k)
+            .map(|(t, v)| ((*t).clone(), *v))
+            .chain(seed_types.iter().map(|t| (t.clone(), 1.0)))
+            .collect();
+        for (t, v) in &expand {
+            for &d in self.fields_of_type.get(t).map(Vec::as_slice).unwrap_or(&[]) {
+                let e = cx.value.entry(d).or_insert(0.0);
+                *e = e.max(knobs.type_blend * v);
+            }
+        }
+        let mut cands: Vec<(usize, f32)> = cx
+            .value
+            .iter()
+            .filter(|(_, v)| **v >= knobs.value_floor)
+            .map(|(d, v)| (*d, *v))
+            .collect();
+        cands.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let ropts = RenderOptions {
+            style: opts.style,
+            closed: opts.closed,
+            enum_small: knobs.enum_small,
+        };
+        let meter = TokenMeter::new(opts.encoding);
+        let mut target = opts.budget.map(|b| b as f32).unwrap_or(knobs.default_tokens as f32);
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let (mut sel, left, unfit) = self.pick(&mut cx, &cands, &seed_fields, target, knobs);
+            for a in &seed_args {
+                sel.forced_args.insert(a.clone());
+            }
+            let r = render(&self.graph, &sel, &cx.pr, ropts);
+            let body_tokens = meter.count(&r.body);
+            let fits = opts.budget.is_none_or(|b| body_tokens <= b);
+            if fits || tries >= 8 {
+                let (mut sel, mut r, mut left, mut partial) = (sel, r, left, false);
+                if !fits {
+                    sel = Selection::default();
+                    r = render(&self.graph, &sel, &cx.pr, ropts);
+                }
+                if sel.len == 0 {
+                    if let (Some(b), Some(pkg)) = (opts.budget, unfit.or_else(|| {
+                        cands.first().map(|(d, _)| self.package(&mut cx, *d, knobs))
+                    })) {
+                        // Best partial: the package's coordinates, leaf first, while they fit.
+                        partial = true;
+                        let mut order = vec![pkg[0]];
+                        order.extend(pkg[1..].iter().rev());
+                        let mut missing = Vec::new();
+                        for d in order {
+                            let mut s2 = sel.clone();
+                            self.add(&mut s2, &[d]);
+                            let r2 = render(&self.graph, &s2, &cx.pr, ropts);
+                            if meter.count(&r2.body) <= b {
+                                sel = s2;
+                                r = r2;
+                            } else {
+                                missing.push(d);
+                            }
+                        }
+                        left = missing.into_iter().chain(left).collect();
+                    }
+                }
+                return Ok(self.finish(r, sel, left, partial, rel.clone(), opts, &meter));
+            }
+            target *= (opts.budget.unwrap_or(1) as f32 / body_tokens as f32).min(0.97) * 0.97;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        r: Rendered,
+        sel: Selection,
+        left: Vec<usize>,
+        partial: bool,
+        rel: Relevance,
+        opts: &SliceOptions,
+        meter: &TokenMeter,
+    ) -> Slice {
+        let mut sdl = r.body.clone();
+        if !opts.closed && !r.not_shown.is_empty() {
+            let line = format!("# not shown: {}\n", r.not_shown.join(", "));
+            let with = format!("{sdl}{}{line}", if sdl.is_empty() { "" } else { "\n" });
+            if opts.budget.is_none_or(|b| meter.count(&with) <= b) {
+                sdl = with;
+            }
+        }
+        let tokens = meter.count(&sdl);
+        let mut seen = HashSet::new();
+        let left_out: Vec<String> = left
+            .iter()
+            .map(|d| self.corpus.entries[*d].coordinate.clone())
+            .filter(|c| seen.insert(c.clone()))
+            .take(25)
+            .collect();
+        Slice {
+            sdl,
+            tokens,
+            encoding: opts.encoding,
+            style: opts.style,
+            closed: opts.closed,
+            budget: opts.budget,
+            auto_size: if opts.budget.is_none() { Some(opts.knobs.default_tokens) } else { None },
+            coordinates: r.coordinates,
+            types: r.types,
+            not_shown: r.not_shown,
+            left_out,
+            partial,
+            selection: sel,
+            relevance: rel,
+        }
+    }
+
+    /// Render a slice's selection in another style (or open/closed form) and count its
+    /// tokens in `encoding`. The budget applies to the style the slice was built in only.
+    pub fn rerender(&self, slice: &Slice, style: Style, closed: bool, encoding: Encoding) -> (String, usize) {
+        let pr = Pruner::new(&self.graph, &slice.relevance);
+        let r = render(
+            &self.graph,
+            &slice.selection,
+            &pr,
+            RenderOptions {
+                style,
+                closed,
+                enum_small: Knobs::default().enum_small,
+            },
+        );
+        let mut sdl = r.body;
+        if !closed && !r.not_shown.is_empty() {
+            if !sdl.is_empty() {
+                sdl.push('\n');
+            }
+            sdl.push_str(&format!("# not shown: {}\n", r.not_shown.join(", ")));
+        }
+        let t = TokenMeter::new(encoding).count(&sdl);
+        (sdl, t)
+    }
+}

@@ -1,0 +1,167 @@
+//! `gqlnav slice` (one question → one SDL slice) and `gqlnav bench --mode slice` (the WG
+//! strategies benchmark over the three bundled schemas).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use gqlnav_corpus::Encoding;
+use gqlnav_schema::SchemaGraph;
+use gqlnav_slice::{Knobs, SliceOptions, Slicer, Style};
+
+fn parse_encoding_arg(s: &str) -> Result<Encoding, String> {
+    Encoding::parse(s).ok_or_else(|| format!("unknown encoding {s:?} (o200k_base, cl100k_base)"))
+}
+
+fn parse_style_arg(s: &str) -> Result<Style, String> {
+    Style::parse(s).ok_or_else(|| format!("unknown style {s:?} (sdl, bare, compact)"))
+}
+
+/// Flags of `gqlnav slice` (the schema flags are the caller's).
+#[derive(Args, Debug, Clone)]
+pub struct SliceArgs {
+    /// The question (natural language or keywords).
+    #[arg(value_name = "QUESTION")]
+    pub question: String,
+    /// Token budget; the slice never exceeds it. Without it the slicer picks a size.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Encoding of the budget and the reported token count.
+    #[arg(long, default_value = "o200k_base", value_parser = parse_encoding_arg)]
+    pub encoding: Encoding,
+    /// sdl (with descriptions), bare (no descriptions) or compact (one line per field,
+    /// repeated descriptions said once).
+    #[arg(long, default_value = "sdl", value_parser = parse_style_arg)]
+    pub style: Style,
+    /// Define every named type (stubs where needed) so the slice validates as a schema.
+    #[arg(long)]
+    pub closed: bool,
+    /// A coordinate that must be in the slice: `Type.field`, `Type.field(arg:)` or
+    /// `Type` (repeatable; may name Mutation fields).
+    #[arg(long = "seed", value_name = "COORD")]
+    pub seeds: Vec<String>,
+    /// Print one JSON object: sdl, tokens, encoding, coordinates, types, leftOut.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Build and print one slice.
+pub fn run(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<()> {
+    let slicer = Slicer::new(graph).context("indexing the schema")?;
+    let opts = SliceOptions {
+        budget: args.budget,
+        encoding: args.encoding,
+        style: args.style,
+        closed: args.closed,
+        seeds: args.seeds.clone(),
+        knobs: Knobs::default(),
+    };
+    let s = slicer.slice(&args.question, &[], &opts)?;
+    if args.json {
+        let v = serde_json::json!({
+            "sdl": s.sdl,
+            "tokens": s.tokens,
+            "encoding": s.encoding.name(),
+            "coordinates": s.coordinates,
+            "types": s.types,
+            "leftOut": s.left_out,
+            "notShown": s.not_shown,
+            "budget": s.budget,
+            "autoSize": s.auto_size,
+            "partial": s.partial,
+            "style": s.style.name(),
+            "closed": s.closed,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    print!("{}", s.sdl);
+    let size = match (s.budget, s.auto_size) {
+        (Some(b), _) => format!("budget {b}"),
+        (None, Some(a)) => format!("auto size ~{a}"),
+        _ => String::new(),
+    };
+    println!(
+        "# {} types, {} coordinates, {} tokens ({}; {})",
+        s.types,
+        s.coordinates.len(),
+        s.tokens,
+        s.encoding.name(),
+        size
+    );
+    if !s.left_out.is_empty() {
+        println!(
+            "# left out{}: {}",
+            if s.partial { " (budget below one root path)" } else { "" },
+            s.left_out.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Flags of `gqlnav bench --mode slice`.
+#[derive(Args, Debug, Clone)]
+pub struct SliceBenchArgs {
+    /// The WG directory (`queries/` and `schemas/<id>/schema.graphql`).
+    #[arg(long, default_value = "benchmarks/wg", value_name = "DIR")]
+    pub wg: PathBuf,
+    /// Schema ids to run.
+    #[arg(long, default_value = "github,linear,singapore", value_delimiter = ',')]
+    pub schema_ids: Vec<String>,
+    /// Budgets in cl100k_base tokens (comma-separated; `auto` for the slicer's own size).
+    #[arg(long, default_value = "2000,4000,6000,8000,auto", value_delimiter = ',')]
+    pub slice_budgets: Vec<String>,
+    /// Style of the graded slices.
+    #[arg(long, default_value = "bare", value_parser = parse_style_arg)]
+    pub slice_style: Style,
+    /// Grade closed (validating) slices.
+    #[arg(long)]
+    pub closed: bool,
+    /// Write slice.md, slice.json, slice_rows.jsonl and slice_pareto.svg into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Print JSON instead of Markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Run the slice benchmark and print (and optionally write) the board.
+pub fn run_bench(args: &SliceBenchArgs) -> Result<()> {
+    let ids: Vec<&str> = args.schema_ids.iter().map(String::as_str).collect();
+    let sets = gqlnav_bench::load_wg_sets(&args.wg, &ids)
+        .with_context(|| format!("loading {}", args.wg.display()))?;
+    let mut configs = Vec::new();
+    for b in &args.slice_budgets {
+        let budget = if b == "auto" {
+            None
+        } else {
+            Some(b.parse::<usize>().map_err(|_| anyhow!("bad budget {b:?}"))?)
+        };
+        let mut c = gqlnav_bench::SliceConfig::new(
+            match budget {
+                Some(n) => format!("slice-{}-b{n}", args.slice_style.name()),
+                None => format!("slice-{}-auto", args.slice_style.name()),
+            },
+            budget,
+        );
+        c.style = args.slice_style;
+        c.closed = args.closed;
+        if c.closed {
+            c.name.push_str("-closed");
+        }
+        configs.push(c);
+    }
+    let runs = gqlnav_bench::run_slice_bench(&sets, &configs)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&gqlnav_bench::slice_json(&runs))?);
+    } else {
+        print!("{}", gqlnav_bench::slice_markdown(&runs));
+    }
+    if let Some(dir) = &args.report {
+        for p in gqlnav_bench::write_slice_report(dir, &runs)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}

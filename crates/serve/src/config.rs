@@ -1,0 +1,478 @@
+//! Server configuration: a TOML file, overridden by `GQLNAV_*` environment variables,
+//! overridden by command-line flags (the caller applies flags last).
+//!
+//! Every field has a safe default: loopback addresses, no mutations, bounded responses.
+//! A complete example with every key is in `docs/serve.md`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// Which mutations `execute` may send upstream. Default: none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum MutationPolicy {
+    /// Refuse every mutation (the default).
+    #[default]
+    None,
+    /// Allow mutations whose operation name is in the list (an anonymous mutation is refused).
+    Named(Vec<String>),
+    /// Allow every mutation.
+    All,
+}
+
+impl MutationPolicy {
+    /// Parse `none`, `all`, or a comma-separated list of operation names.
+    pub fn parse(s: &str) -> MutationPolicy {
+        let s = s.trim();
+        match s {
+            "" | "none" => MutationPolicy::None,
+            "all" | "*" => MutationPolicy::All,
+            list => MutationPolicy::Named(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        }
+    }
+
+    /// May a mutation with this operation name run?
+    pub fn allows(&self, operation_name: Option<&str>) -> bool {
+        match self {
+            MutationPolicy::None => false,
+            MutationPolicy::All => true,
+            MutationPolicy::Named(names) => {
+                operation_name.is_some_and(|n| names.iter().any(|x| x == n))
+            }
+        }
+    }
+}
+
+/// Limits applied to `execute` and to the GraphQL endpoint.
+#[derive(Debug, Clone)]
+pub struct ExecPolicy {
+    /// Which mutations may run.
+    pub mutations: MutationPolicy,
+    /// Deepest selection-set nesting accepted (fragments expanded).
+    pub max_depth: usize,
+    /// Largest upstream response body read, in bytes (the read stops there).
+    pub max_response_bytes: u64,
+    /// Largest tool result shown to the model, in bytes (cut with a marker).
+    pub max_result_bytes: usize,
+    /// Largest tool result shown to the model, in tokens (o200k_base; cut with a marker).
+    pub max_result_tokens: usize,
+    /// Whole-request timeout for upstream calls.
+    pub timeout: Duration,
+    /// Connect timeout for upstream calls.
+    pub connect_timeout: Duration,
+    /// Largest accepted HTTP request body on the MCP and GraphQL endpoints, in bytes.
+    pub max_request_bytes: usize,
+}
+
+impl Default for ExecPolicy {
+    fn default() -> Self {
+        ExecPolicy {
+            mutations: MutationPolicy::None,
+            max_depth: 15,
+            max_response_bytes: 4 * 1024 * 1024,
+            max_result_bytes: 64 * 1024,
+            max_result_tokens: 6_000,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            max_request_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// The TOML file, section by section. Unknown keys are errors.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FileConfig {
+    /// `[server]`
+    pub server: ServerSection,
+    /// `[upstream]`
+    pub upstream: UpstreamSection,
+    /// `[policy]`
+    pub policy: PolicySection,
+    /// `[search]`
+    pub search: SearchSection,
+}
+
+/// `[server]`: listeners and logging.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSection {
+    /// MCP streamable HTTP address (`127.0.0.1:8808`); absent = stdio.
+    pub http: Option<String>,
+    /// GraphQL endpoint address (`127.0.0.1:8809`); absent = none.
+    pub graphql: Option<String>,
+    /// Extra `Host` values accepted besides loopback (DNS-rebinding guard).
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s accepted (`http://localhost:*`); empty = loopback origins only.
+    pub allowed_origins: Vec<String>,
+    /// Log file (default: stderr).
+    pub log_file: Option<PathBuf>,
+    /// `tracing` filter, e.g. `info` or `gqlnav_serve=debug`.
+    pub log_level: Option<String>,
+    /// Seconds between schema-file mtime checks (0 = never reload).
+    pub reload_poll_seconds: Option<u64>,
+}
+
+/// `[upstream]`: where `execute` and the GraphQL endpoint forward operations.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UpstreamSection {
+    /// http(s) URL of the GraphQL API.
+    pub endpoint: Option<String>,
+    /// Trusted headers sent with every upstream request (`Authorization = "Bearer …"`).
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Whole-request timeout, seconds.
+    pub timeout_seconds: Option<u64>,
+    /// Connect timeout, seconds.
+    pub connect_timeout_seconds: Option<u64>,
+    /// Largest upstream response read, bytes.
+    pub max_response_bytes: Option<u64>,
+}
+
+/// `[policy]`: what may run and how much comes back.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PolicySection {
+    /// `"none"` (default), `"all"`, or a list of mutation operation names.
+    pub allow_mutations: Option<toml::Value>,
+    /// Deepest selection nesting.
+    pub max_depth: Option<usize>,
+    /// Largest tool result, bytes.
+    pub max_result_bytes: Option<usize>,
+    /// Largest tool result, tokens (o200k_base).
+    pub max_result_tokens: Option<usize>,
+    /// Largest HTTP request body accepted, bytes.
+    pub max_request_bytes: Option<usize>,
+}
+
+/// `[search]`: the ranker and its defaults.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchSection {
+    /// Saved BM25 index directory (loaded if it matches the schema, else built there).
+    pub index_dir: Option<PathBuf>,
+    /// Paths to root per hit (default 2).
+    pub paths_per_hit: Option<usize>,
+    /// Largest `limit` a caller may ask for (default 50).
+    pub max_limit: Option<usize>,
+}
+
+/// Everything the server needs, after file, env and flags are merged.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// MCP streamable HTTP address; `None` = stdio.
+    pub http: Option<String>,
+    /// GraphQL endpoint address.
+    pub graphql: Option<String>,
+    /// Extra accepted `Host` values.
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin`s.
+    pub allowed_origins: Vec<String>,
+    /// Log file; `None` = stderr.
+    pub log_file: Option<PathBuf>,
+    /// Log filter.
+    pub log_level: String,
+    /// Schema-file poll interval; `None` = no reload.
+    pub reload_poll: Option<Duration>,
+    /// Upstream endpoint.
+    pub endpoint: Option<String>,
+    /// Trusted upstream headers, in order. Never printed.
+    pub headers: Vec<(String, String)>,
+    /// Execution policy.
+    pub policy: ExecPolicy,
+    /// Saved BM25 index directory.
+    pub index_dir: Option<PathBuf>,
+    /// Paths to root per hit.
+    pub paths_per_hit: usize,
+    /// Largest `limit`.
+    pub max_limit: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            http: None,
+            graphql: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            log_file: None,
+            log_level: "info".into(),
+            reload_poll: Some(Duration::from_secs(3)),
+            endpoint: None,
+            headers: Vec::new(),
+            policy: ExecPolicy::default(),
+            index_dir: None,
+            paths_per_hit: 2,
+            max_limit: 50,
+        }
+    }
+}
+
+/// A configuration problem; the message names the key or variable.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {detail}")]
+    Read {
+        /// File path.
+        path: String,
+        /// Reason.
+        detail: String,
+    },
+    /// The file is not valid TOML or has unknown keys.
+    #[error("config file {path}: {detail}")]
+    Parse {
+        /// File path.
+        path: String,
+        /// Parser message.
+        detail: String,
+    },
+    /// A value is malformed.
+    #[error("{key}: {detail}")]
+    Value {
+        /// Key or env var.
+        key: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+fn mutation_policy_from_toml(v: &toml::Value) -> Result<MutationPolicy, ConfigError> {
+    match v {
+        toml::Value::String(s) => Ok(MutationPolicy::parse(s)),
+        toml::Value::Array(a) => {
+            let mut names = Vec::new();
+            for x in a {
+                match x.as_str() {
+                    Some(s) => names.push(s.to_string()),
+                    None => {
+                        return Err(ConfigError::Value {
+                            key: "policy.allow_mutations".into(),
+                            detail: "expected \"none\", \"all\" or a list of operation names"
+                                .into(),
+                        })
+                    }
+                }
+            }
+            Ok(if names.is_empty() {
+                MutationPolicy::None
+            } else {
+                MutationPolicy::Named(names)
+            })
+        }
+        _ => Err(ConfigError::Value {
+            key: "policy.allow_mutations".into(),
+            detail: "expected \"none\", \"all\" or a list of operation names".into(),
+        }),
+    }
+}
+
+impl ServeConfig {
+    /// Parse a TOML document (no env, no flags).
+    pub fn from_toml_str(text: &str, path: &str) -> Result<ServeConfig, ConfigError> {
+        let f: FileConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_string(),
+            detail: e.to_string(),
+        })?;
+        let mut c = ServeConfig::default();
+        let s = f.server;
+        c.http = s.http;
+        c.graphql = s.graphql;
+        c.allowed_hosts = s.allowed_hosts;
+        c.allowed_origins = s.allowed_origins;
+        c.log_file = s.log_file;
+        if let Some(l) = s.log_level {
+            c.log_level = l;
+        }
+        if let Some(p) = s.reload_poll_seconds {
+            c.reload_poll = (p > 0).then(|| Duration::from_secs(p));
+        }
+        let u = f.upstream;
+        c.endpoint = u.endpoint;
+        for (k, v) in u.headers {
+            let (k, v) = gqlnav_schema::parse_header(&format!("{k}: {v}")).map_err(|e| {
+                ConfigError::Value {
+                    key: "upstream.headers".into(),
+                    detail: e.to_string(),
+                }
+            })?;
+            c.headers.push((k, v));
+        }
+        if let Some(t) = u.timeout_seconds {
+            c.policy.timeout = Duration::from_secs(t.max(1));
+        }
+        if let Some(t) = u.connect_timeout_seconds {
+            c.policy.connect_timeout = Duration::from_secs(t.max(1));
+        }
+        if let Some(b) = u.max_response_bytes {
+            c.policy.max_response_bytes = b;
+        }
+        let p = f.policy;
+        if let Some(v) = &p.allow_mutations {
+            c.policy.mutations = mutation_policy_from_toml(v)?;
+        }
+        if let Some(d) = p.max_depth {
+            c.policy.max_depth = d;
+        }
+        if let Some(b) = p.max_result_bytes {
+            c.policy.max_result_bytes = b;
+        }
+        if let Some(t) = p.max_result_tokens {
+            c.policy.max_result_tokens = t;
+        }
+        if let Some(b) = p.max_request_bytes {
+            c.policy.max_request_bytes = b;
+        }
+        let q = f.search;
+        c.index_dir = q.index_dir;
+        if let Some(n) = q.paths_per_hit {
+            c.paths_per_hit = n;
+        }
+        if let Some(n) = q.max_limit {
+            c.max_limit = n.max(1);
+        }
+        Ok(c)
+    }
+
+    /// Read a TOML file.
+    pub fn from_file(path: &Path) -> Result<ServeConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// Apply `GQLNAV_*` environment variables (see `docs/serve.md` for the list).
+    pub fn apply_env(&mut self) -> Result<(), ConfigError> {
+        self.apply_env_from(|k| std::env::var(k).ok())
+    }
+
+    /// [`ServeConfig::apply_env`] with an explicit lookup (for tests).
+    pub fn apply_env_from(
+        &mut self,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), ConfigError> {
+        fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, ConfigError> {
+            v.trim().parse().map_err(|_| ConfigError::Value {
+                key: key.into(),
+                detail: format!("`{v}` is not a number"),
+            })
+        }
+        if let Some(v) = get("GQLNAV_HTTP") {
+            self.http = Some(v);
+        }
+        if let Some(v) = get("GQLNAV_GRAPHQL") {
+            self.graphql = Some(v);
+        }
+        if let Some(v) = get("GQLNAV_ENDPOINT") {
+            self.endpoint = Some(v);
+        }
+        if let Some(v) = get("GQLNAV_HEADERS") {
+            let hs = gqlnav_schema::load::parse_headers_env(&v).map_err(|e| ConfigError::Value {
+                key: "GQLNAV_HEADERS".into(),
+                detail: e.to_string(),
+            })?;
+            self.headers.extend(hs);
+        }
+        if let Some(v) = get("GQLNAV_ALLOW_MUTATIONS") {
+            self.policy.mutations = MutationPolicy::parse(&v);
+        }
+        if let Some(v) = get("GQLNAV_LOG_FILE") {
+            self.log_file = Some(PathBuf::from(v));
+        }
+        if let Some(v) = get("GQLNAV_LOG") {
+            self.log_level = v;
+        }
+        if let Some(v) = get("GQLNAV_INDEX_DIR") {
+            self.index_dir = Some(PathBuf::from(v));
+        }
+        if let Some(v) = get("GQLNAV_MAX_DEPTH") {
+            self.policy.max_depth = num("GQLNAV_MAX_DEPTH", &v)?;
+        }
+        if let Some(v) = get("GQLNAV_TIMEOUT") {
+            self.policy.timeout = Duration::from_secs(num::<u64>("GQLNAV_TIMEOUT", &v)?.max(1));
+        }
+        if let Some(v) = get("GQLNAV_MAX_RESPONSE_BYTES") {
+            self.policy.max_response_bytes = num("GQLNAV_MAX_RESPONSE_BYTES", &v)?;
+        }
+        if let Some(v) = get("GQLNAV_MAX_RESULT_TOKENS") {
+            self.policy.max_result_tokens = num("GQLNAV_MAX_RESULT_TOKENS", &v)?;
+        }
+        if let Some(v) = get("GQLNAV_RELOAD_SECONDS") {
+            let s: u64 = num("GQLNAV_RELOAD_SECONDS", &v)?;
+            self.reload_poll = (s > 0).then(|| Duration::from_secs(s));
+        }
+        Ok(())
+    }
+
+    /// Check the endpoint URL (http/https only) and the listen addresses.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if let Some(e) = &self.endpoint {
+            gqlnav_schema::load::check_http_url(e).map_err(|e| ConfigError::Value {
+                key: "endpoint".into(),
+                detail: e.to_string(),
+            })?;
+        }
+        for (key, a) in [("http", &self.http), ("graphql", &self.graphql)] {
+            if let Some(a) = a {
+                a.parse::<std::net::SocketAddr>()
+                    .map_err(|_| ConfigError::Value {
+                        key: key.into(),
+                        detail: format!("`{a}` is not an address like 127.0.0.1:8808"),
+                    })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_env_and_policy_merge() {
+        let c = ServeConfig::from_toml_str(
+            r#"
+[server]
+http = "127.0.0.1:9000"
+[upstream]
+endpoint = "http://127.0.0.1:4000/graphql"
+headers = { Authorization = "Bearer s3cret" }
+[policy]
+allow_mutations = ["CreateIssue"]
+max_depth = 7
+"#,
+            "t.toml",
+        )
+        .unwrap();
+        assert_eq!(c.http.as_deref(), Some("127.0.0.1:9000"));
+        assert_eq!(c.policy.max_depth, 7);
+        assert!(c.policy.mutations.allows(Some("CreateIssue")));
+        assert!(!c.policy.mutations.allows(Some("DeleteIssue")));
+        assert!(!c.policy.mutations.allows(None));
+        assert_eq!(c.headers.len(), 1);
+        let mut c = c;
+        c.apply_env_from(|k| match k {
+            "GQLNAV_ALLOW_MUTATIONS" => Some("all".into()),
+            "GQLNAV_HEADERS" => Some("X-Extra: 1\n".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(c.policy.mutations, MutationPolicy::All);
+        assert_eq!(c.headers.len(), 2);
+        assert!(c.check().is_ok());
+        c.endpoint = Some("file:///etc/passwd".into());
+        assert!(c.check().is_err());
+        assert!(ServeConfig::from_toml_str("[server]\nbogus = 1", "x").is_err());
+        assert_eq!(MutationPolicy::parse(""), MutationPolicy::None);
+    }
+}

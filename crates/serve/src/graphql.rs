@@ -1,0 +1,849 @@
+//! The GraphQL endpoint: answers the semantic-introspection RFC's `__search` and
+//! `__definitions`, standard introspection (`__schema`, `__type`, `__typename`) locally,
+//! and forwards every other operation to the upstream with the trusted headers.
+//!
+//! An operation that mixes local meta-fields (`__search`, `__definitions`, `__schema`,
+//! `__type`) with upstream fields is **refused** with an error that says to send them
+//! as two operations (`__typename` alone goes either way).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use apollo_compiler::ast;
+use apollo_compiler::executable::OperationType;
+use apollo_compiler::resolvers::{Execution, FieldError, ObjectValue, ResolveInfo, ResolvedValue};
+use apollo_compiler::response::{serde_json_bytes, JsonMap};
+use apollo_compiler::schema::{ExtendedType, Schema};
+use apollo_compiler::validation::Valid;
+use axum::extract::{DefaultBodyLimit, Query as UrlQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use gqlnav_schema::{Coordinate, RootKind};
+use serde_json::{json, Value};
+
+use crate::state::{AppState, Snapshot};
+use crate::tools::{check_operation, policy_refusal, ranked_page, SearchItem};
+use crate::util::read_cursor;
+
+/// The SDL added to the served schema (RFC graphql/ai-wg semantic-introspection).
+pub const META_SDL: &str = r#"
+"A result of `__search`: a schema coordinate, its definition, how to reach it and how well it matched."
+type __SearchResult {
+  "The schema coordinate, e.g. `Query.user` or `Mutation.createPost(input:)`."
+  coordinate: String!
+  "The definition the coordinate points at."
+  definition: __SchemaDefinition!
+  "Root-first lists of field coordinates that reach the definition."
+  pathsToRoot: [[String!]!]!
+  "Relevance in [0.0, 1.0], relative to the best result of the query (1.0 = best)."
+  score: Float
+  "Opaque cursor: pass it as `after` to get the results after this one."
+  cursor: String!
+}
+
+"Any schema element `__search` and `__definitions` can return."
+union __SchemaDefinition = __Type | __Field | __InputValue | __EnumValue | __Directive
+"#;
+
+const META_QUERY_FIELDS: &str = r#"
+type Query {
+  "Search the schema in natural language; results ordered by score, descending."
+  __search(query: String!, first: Int! = 10, after: String, minScore: Float): [__SearchResult!]!
+  "Resolve schema coordinates to their definitions, in the same order as the input."
+  __definitions(coordinates: [String!]!): [__SchemaDefinition!]!
+}
+"#;
+
+/// Most results per `__search` page.
+pub const MAX_FIRST: i64 = 150;
+/// Most coordinates per `__definitions` call.
+pub const MAX_DEFINITIONS: usize = 150;
+
+/// The schema this endpoint serves: the upstream schema plus the RFC meta types and the
+/// two meta-fields on the query root.
+pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, String> {
+    let mut schema = graph.schema.clone();
+    let meta = format!("{META_SDL}\n{META_QUERY_FIELDS}");
+    let parsed = Schema::parse(&meta, "semantic-introspection.graphql").unwrap_or_else(|e| e.partial);
+    for name in ["__SearchResult", "__SchemaDefinition"] {
+        let t = parsed
+            .types
+            .get(name)
+            .ok_or_else(|| format!("meta type {name} did not parse"))?
+            .clone();
+        schema.types.insert(apollo_compiler::Name::new_unchecked(name), t);
+    }
+    let root = graph
+        .root(RootKind::Query)
+        .ok_or("the schema has no query root")?
+        .to_string();
+    let Some(ExtendedType::Object(meta_q)) = parsed.types.get("Query") else {
+        return Err("meta query fields did not parse".into());
+    };
+    match schema.types.get_mut(root.as_str()) {
+        Some(ExtendedType::Object(q)) => {
+            let q = q.make_mut();
+            for (k, f) in &meta_q.fields {
+                q.fields.insert(k.clone(), f.clone());
+            }
+        }
+        _ => return Err(format!("query root `{root}` is not an object type")),
+    }
+    Ok(schema)
+}
+
+fn served<'a>(snap: &'a Snapshot) -> Result<&'a Schema, String> {
+    snap.served
+        .get_or_init(|| served_schema(&snap.graph))
+        .as_ref()
+        .map_err(|e| e.clone())
+}
+
+// ---------------------------------------------------------------------------------
+// Introspection objects for `definition` (the built-in resolvers are private to
+// apollo-compiler, so these mirror them over the served schema).
+
+fn desc<'a>(d: &Option<apollo_compiler::Node<str>>) -> ResolvedValue<'a> {
+    match d {
+        Some(s) => ResolvedValue::leaf(s.as_str()),
+        None => ResolvedValue::null(),
+    }
+}
+
+fn deprecation(dirs: &ast::DirectiveList) -> Option<String> {
+    dirs.get("deprecated").map(|d| {
+        d.specified_argument_by_name("reason")
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "No longer supported".into())
+    })
+}
+
+fn include_deprecated(info: &ResolveInfo<'_>) -> bool {
+    info.arguments()
+        .get("includeDeprecated")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+fn unknown(info: &ResolveInfo<'_>, ty: &str) -> FieldError {
+    FieldError {
+        message: format!("unexpected field {ty}.{}", info.field_name()),
+    }
+}
+
+/// `__Type`: a named type, or a LIST / NON_NULL wrapper.
+struct TypeObj<'a> {
+    schema: &'a Schema,
+    ty: TyRef,
+}
+
+#[derive(Clone)]
+enum TyRef {
+    Named(String),
+    List(Box<TyRef>),
+    NonNull(Box<TyRef>),
+}
+
+impl TyRef {
+    fn from_ast(t: &ast::Type) -> TyRef {
+        match t {
+            ast::Type::Named(n) => TyRef::Named(n.to_string()),
+            ast::Type::NonNullNamed(n) => TyRef::NonNull(Box::new(TyRef::Named(n.to_string()))),
+            ast::Type::List(i) => TyRef::List(Box::new(TyRef::from_ast(i))),
+            ast::Type::NonNullList(i) => {
+                TyRef::NonNull(Box::new(TyRef::List(Box::new(TyRef::from_ast(i)))))
+            }
+        }
+    }
+}
+
+fn type_obj<'a>(schema: &'a Schema, ty: TyRef) -> ResolvedValue<'a> {
+    ResolvedValue::object(TypeObj { schema, ty })
+}
+
+impl ObjectValue for TypeObj<'_> {
+    fn type_name(&self) -> &str {
+        "__Type"
+    }
+
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        let s: &'a Schema = self.schema;
+        let name = match &self.ty {
+            TyRef::Named(n) => n.as_str(),
+            TyRef::List(inner) | TyRef::NonNull(inner) => {
+                return Ok(match info.field_name() {
+                    "kind" => ResolvedValue::leaf(if matches!(self.ty, TyRef::List(_)) {
+                        "LIST"
+                    } else {
+                        "NON_NULL"
+                    }),
+                    "ofType" => type_obj(s, (**inner).clone()),
+                    _ => ResolvedValue::null(),
+                })
+            }
+        };
+        let Some(def) = s.types.get(name) else {
+            return Ok(ResolvedValue::null());
+        };
+        let incl = include_deprecated(info);
+        Ok(match info.field_name() {
+            "kind" => ResolvedValue::leaf(match def {
+                ExtendedType::Scalar(_) => "SCALAR",
+                ExtendedType::Object(_) => "OBJECT",
+                ExtendedType::Interface(_) => "INTERFACE",
+                ExtendedType::Union(_) => "UNION",
+                ExtendedType::Enum(_) => "ENUM",
+                ExtendedType::InputObject(_) => "INPUT_OBJECT",
+            }),
+            "name" => ResolvedValue::leaf(name),
+            "description" => match def {
+                ExtendedType::Scalar(t) => desc(&t.description),
+                ExtendedType::Object(t) => desc(&t.description),
+                ExtendedType::Interface(t) => desc(&t.description),
+                ExtendedType::Union(t) => desc(&t.description),
+                ExtendedType::Enum(t) => desc(&t.description),
+                ExtendedType::InputObject(t) => desc(&t.description),
+            },
+            "fields" => {
+                let fields = match def {
+                    ExtendedType::Object(t) => &t.fields,
+                    ExtendedType::Interface(t) => &t.fields,
+                    _ => return Ok(ResolvedValue::null()),
+                };
+                ResolvedValue::list(
+                    fields
+                        .iter()
+                        .filter(move |(_, f)| incl || deprecation(&f.directives).is_none())
+                        .map(move |(_, f)| ResolvedValue::object(FieldObj { schema: s, def: f })),
+                )
+            }
+            "interfaces" => {
+                let list = match def {
+                    ExtendedType::Object(t) => &t.implements_interfaces,
+                    ExtendedType::Interface(t) => &t.implements_interfaces,
+                    _ => return Ok(ResolvedValue::null()),
+                };
+                ResolvedValue::list(
+                    list.iter()
+                        .map(move |i| type_obj(s, TyRef::Named(i.name.to_string()))),
+                )
+            }
+            "possibleTypes" => match def {
+                ExtendedType::Union(u) => ResolvedValue::list(
+                    u.members
+                        .iter()
+                        .map(move |m| type_obj(s, TyRef::Named(m.name.to_string()))),
+                ),
+                ExtendedType::Interface(_) => {
+                    let mut names: Vec<String> = s
+                        .types
+                        .iter()
+                        .filter_map(|(n, t)| match t {
+                            ExtendedType::Object(o)
+                                if o.implements_interfaces.iter().any(|i| i.name == name) =>
+                            {
+                                Some(n.to_string())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    names.sort();
+                    ResolvedValue::list(
+                        names
+                            .into_iter()
+                            .map(move |n| type_obj(s, TyRef::Named(n))),
+                    )
+                }
+                _ => ResolvedValue::null(),
+            },
+            "enumValues" => match def {
+                ExtendedType::Enum(e) => ResolvedValue::list(
+                    e.values
+                        .values()
+                        .filter(move |v| incl || deprecation(&v.directives).is_none())
+                        .map(|v| ResolvedValue::object(EnumValueObj { def: v })),
+                ),
+                _ => ResolvedValue::null(),
+            },
+            "inputFields" => match def {
+                ExtendedType::InputObject(t) => ResolvedValue::list(
+                    t.fields
+                        .values()
+                        .filter(move |f| incl || deprecation(&f.directives).is_none())
+                        .map(move |f| ResolvedValue::object(InputValueObj { schema: s, def: f })),
+                ),
+                _ => ResolvedValue::null(),
+            },
+            "ofType" => ResolvedValue::null(),
+            "specifiedByURL" => match def {
+                ExtendedType::Scalar(t) => t
+                    .directives
+                    .get("specifiedBy")
+                    .and_then(|d| d.specified_argument_by_name("url"))
+                    .and_then(|v| v.as_str().map(|u| ResolvedValue::leaf(u.to_string())))
+                    .unwrap_or_else(ResolvedValue::null),
+                _ => ResolvedValue::null(),
+            },
+            "isOneOf" => ResolvedValue::leaf(match def {
+                ExtendedType::InputObject(t) => t.directives.get("oneOf").is_some(),
+                _ => false,
+            }),
+            _ => return Err(unknown(info, "__Type")),
+        })
+    }
+}
+
+/// `__Field`.
+struct FieldObj<'a> {
+    schema: &'a Schema,
+    def: &'a ast::FieldDefinition,
+}
+
+impl ObjectValue for FieldObj<'_> {
+    fn type_name(&self) -> &str {
+        "__Field"
+    }
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        let s: &'a Schema = self.schema;
+        let incl = include_deprecated(info);
+        Ok(match info.field_name() {
+            "name" => ResolvedValue::leaf(self.def.name.as_str()),
+            "description" => desc(&self.def.description),
+            "args" => ResolvedValue::list(
+                self.def
+                    .arguments
+                    .iter()
+                    .filter(move |a| incl || deprecation(&a.directives).is_none())
+                    .map(move |a| ResolvedValue::object(InputValueObj { schema: s, def: a })),
+            ),
+            "type" => type_obj(s, TyRef::from_ast(&self.def.ty)),
+            "isDeprecated" => ResolvedValue::leaf(deprecation(&self.def.directives).is_some()),
+            "deprecationReason" => match deprecation(&self.def.directives) {
+                Some(r) => ResolvedValue::leaf(r),
+                None => ResolvedValue::null(),
+            },
+            _ => return Err(unknown(info, "__Field")),
+        })
+    }
+}
+
+/// `__InputValue`.
+struct InputValueObj<'a> {
+    schema: &'a Schema,
+    def: &'a ast::InputValueDefinition,
+}
+
+impl ObjectValue for InputValueObj<'_> {
+    fn type_name(&self) -> &str {
+        "__InputValue"
+    }
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        Ok(match info.field_name() {
+            "name" => ResolvedValue::leaf(self.def.name.as_str()),
+            "description" => desc(&self.def.description),
+            "type" => {
+                let s: &'a Schema = self.schema;
+                type_obj(s, TyRef::from_ast(&self.def.ty))
+            }
+            "defaultValue" => match &self.def.default_value {
+                Some(v) => ResolvedValue::leaf(v.to_string()),
+                None => ResolvedValue::null(),
+            },
+            "isDeprecated" => ResolvedValue::leaf(deprecation(&self.def.directives).is_some()),
+            "deprecationReason" => match deprecation(&self.def.directives) {
+                Some(r) => ResolvedValue::leaf(r),
+                None => ResolvedValue::null(),
+            },
+            _ => return Err(unknown(info, "__InputValue")),
+        })
+    }
+}
+
+/// `__EnumValue`.
+struct EnumValueObj<'a> {
+    def: &'a ast::EnumValueDefinition,
+}
+
+impl ObjectValue for EnumValueObj<'_> {
+    fn type_name(&self) -> &str {
+        "__EnumValue"
+    }
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        Ok(match info.field_name() {
+            "name" => ResolvedValue::leaf(self.def.value.as_str()),
+            "description" => desc(&self.def.description),
+            "isDeprecated" => ResolvedValue::leaf(deprecation(&self.def.directives).is_some()),
+            "deprecationReason" => match deprecation(&self.def.directives) {
+                Some(r) => ResolvedValue::leaf(r),
+                None => ResolvedValue::null(),
+            },
+            _ => return Err(unknown(info, "__EnumValue")),
+        })
+    }
+}
+
+/// `__Directive`.
+struct DirectiveObj<'a> {
+    schema: &'a Schema,
+    def: &'a ast::DirectiveDefinition,
+}
+
+impl ObjectValue for DirectiveObj<'_> {
+    fn type_name(&self) -> &str {
+        "__Directive"
+    }
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        let s: &'a Schema = self.schema;
+        let incl = include_deprecated(info);
+        Ok(match info.field_name() {
+            "name" => ResolvedValue::leaf(self.def.name.as_str()),
+            "description" => desc(&self.def.description),
+            "locations" => ResolvedValue::list(
+                self.def
+                    .locations
+                    .iter()
+                    .map(|l| ResolvedValue::leaf(l.name())),
+            ),
+            "args" => ResolvedValue::list(
+                self.def
+                    .arguments
+                    .iter()
+                    .filter(move |a| incl || deprecation(&a.directives).is_none())
+                    .map(move |a| ResolvedValue::object(InputValueObj { schema: s, def: a })),
+            ),
+            "isRepeatable" => ResolvedValue::leaf(self.def.repeatable),
+            _ => return Err(unknown(info, "__Directive")),
+        })
+    }
+}
+
+/// Resolve a coordinate to its `__SchemaDefinition` object.
+fn definition<'a>(schema: &'a Schema, coord: &Coordinate) -> Option<ResolvedValue<'a>> {
+    let fields_of = |ty: &str| match schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => Some(&o.fields),
+        Some(ExtendedType::Interface(o)) => Some(&o.fields),
+        _ => None,
+    };
+    Some(match coord {
+        Coordinate::Type(t) => {
+            schema.types.get(t.as_str())?;
+            type_obj(schema, TyRef::Named(t.clone()))
+        }
+        Coordinate::Member { ty, member } => match schema.types.get(ty.as_str())? {
+            ExtendedType::Object(_) | ExtendedType::Interface(_) => {
+                let f = fields_of(ty)?.get(member.as_str())?;
+                ResolvedValue::object(FieldObj { schema, def: f })
+            }
+            ExtendedType::InputObject(o) => ResolvedValue::object(InputValueObj {
+                schema,
+                def: o.fields.get(member.as_str())?,
+            }),
+            ExtendedType::Enum(e) => ResolvedValue::object(EnumValueObj {
+                def: e.values.get(member.as_str())?,
+            }),
+            _ => return None,
+        },
+        Coordinate::Argument { ty, field, arg } => {
+            let f = fields_of(ty)?.get(field.as_str())?;
+            let a = f.arguments.iter().find(|a| a.name == arg.as_str())?;
+            ResolvedValue::object(InputValueObj { schema, def: a })
+        }
+        Coordinate::Directive(d) => ResolvedValue::object(DirectiveObj {
+            schema,
+            def: schema.directive_definitions.get(d.as_str())?,
+        }),
+        Coordinate::DirectiveArgument { directive, arg } => {
+            let d = schema.directive_definitions.get(directive.as_str())?;
+            let a = d.arguments.iter().find(|a| a.name == arg.as_str())?;
+            ResolvedValue::object(InputValueObj { schema, def: a })
+        }
+    })
+}
+
+/// `__SearchResult`.
+struct SearchResultObj {
+    item: SearchItem,
+}
+
+impl ObjectValue for SearchResultObj {
+    fn type_name(&self) -> &str {
+        "__SearchResult"
+    }
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        Ok(match info.field_name() {
+            "coordinate" => ResolvedValue::leaf(self.item.coordinate.as_str()),
+            "score" => ResolvedValue::leaf(f64::from(self.item.score)),
+            "cursor" => ResolvedValue::leaf(self.item.cursor.as_str()),
+            "pathsToRoot" => ResolvedValue::list(self.item.paths_to_root.iter().map(|p| {
+                ResolvedValue::list(p.iter().map(|c| ResolvedValue::leaf(c.as_str())))
+            })),
+            "definition" => {
+                let c = Coordinate::parse(&self.item.coordinate).map_err(|e| FieldError {
+                    message: e.to_string(),
+                })?;
+                definition(info.schema(), &c).ok_or_else(|| FieldError {
+                    message: format!("`{}` is no longer in the schema", self.item.coordinate),
+                })?
+            }
+            _ => return Err(unknown(info, "__SearchResult")),
+        })
+    }
+}
+
+/// The query root for local execution.
+struct RootObj<'s> {
+    snap: &'s Snapshot,
+    type_name: String,
+    paths: usize,
+}
+
+impl ObjectValue for RootObj<'_> {
+    fn type_name(&self) -> &str {
+        &self.type_name
+    }
+    fn resolve_field<'a>(
+        &'a self,
+        info: &'a ResolveInfo<'a>,
+    ) -> Result<ResolvedValue<'a>, FieldError> {
+        let args = info.arguments();
+        let err = |m: String| FieldError { message: m };
+        match info.field_name() {
+            "__search" => {
+                let query = args.get("query").and_then(|v| v.as_str()).unwrap_or("");
+                let first = args.get("first").and_then(|v| v.as_i64()).unwrap_or(10);
+                if !(1..=MAX_FIRST).contains(&first) {
+                    return Err(err(format!("`first` must be between 1 and {MAX_FIRST}")));
+                }
+                let offset = match args.get("after").and_then(|v| v.as_str()) {
+                    Some(c) => read_cursor(c, query, self.snap.generation).map_err(err)?,
+                    None => 0,
+                };
+                let min_score = args.get("minScore").and_then(|v| v.as_f64());
+                let (items, _) = ranked_page(
+                    self.snap,
+                    query,
+                    offset,
+                    first as usize,
+                    self.paths,
+                    min_score,
+                )
+                .map_err(err)?;
+                Ok(ResolvedValue::list(items.into_iter().map(|item| {
+                    ResolvedValue::object(SearchResultObj { item })
+                })))
+            }
+            "__definitions" => {
+                let list: Vec<String> = args
+                    .get("coordinates")
+                    .and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if list.len() > MAX_DEFINITIONS {
+                    return Err(err(format!(
+                        "at most {MAX_DEFINITIONS} coordinates per call"
+                    )));
+                }
+                let schema = info.schema();
+                let mut out = Vec::new();
+                let mut bad = Vec::new();
+                for raw in &list {
+                    let resolved = Coordinate::parse(raw)
+                        .ok()
+                        .filter(|c| !c.owner().starts_with("__"))
+                        .and_then(|c| definition(schema, &c));
+                    match resolved {
+                        Some(v) => out.push(v),
+                        None => {
+                            let s = self.snap.graph.suggest(raw, 3);
+                            bad.push(if s.is_empty() {
+                                format!("`{raw}`")
+                            } else {
+                                format!("`{raw}` (did you mean {}?)", s.join(", "))
+                            });
+                        }
+                    }
+                }
+                if !bad.is_empty() {
+                    // Results are positional, so an unknown coordinate fails the field
+                    // rather than shifting every later definition.
+                    return Err(err(format!("unknown coordinate(s): {}", bad.join(", "))));
+                }
+                Ok(ResolvedValue::list(out))
+            }
+            _ => Ok(ResolvedValue::SkipForPartialExecution),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// HTTP
+
+/// A GraphQL-over-HTTP request.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphqlRequest {
+    /// The document.
+    pub query: String,
+    /// Variables.
+    #[serde(default)]
+    pub variables: Option<Value>,
+    /// Operation name.
+    #[serde(default)]
+    pub operation_name: Option<String>,
+}
+
+fn gql_error(msg: impl Into<String>) -> Value {
+    json!({"errors": [{"message": msg.into()}]})
+}
+
+const LOCAL_ONLY: [&str; 4] = ["__search", "__definitions", "__schema", "__type"];
+
+/// Answer one GraphQL request: locally, by forwarding, or with an error body.
+pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool) -> Value {
+    let snap = state.snapshot();
+    let schema = match served(&snap) {
+        Ok(s) => s,
+        Err(e) => return gql_error(format!("the served schema could not be built: {e}")),
+    };
+    let (doc, info) = match check_operation(
+        &snap.graph,
+        schema,
+        &req.query,
+        req.operation_name.as_deref(),
+    ) {
+        Ok(x) => x,
+        Err(errs) => {
+            return json!({"errors": errs.iter().map(|e| json!({
+                "message": e.line(),
+                "extensions": {"didYouMean": e.did_you_mean, "introspect": e.introspect}
+            })).collect::<Vec<_>>()})
+        }
+    };
+    if via_get && info.kind != OperationType::Query {
+        return gql_error("only queries may be sent with GET; use POST");
+    }
+    if let Some(r) = policy_refusal(state, &info) {
+        return gql_error(r);
+    }
+    let local = info
+        .root_fields
+        .iter()
+        .filter(|f| LOCAL_ONLY.contains(&f.as_str()))
+        .count();
+    let concrete = info
+        .root_fields
+        .iter()
+        .filter(|f| !LOCAL_ONLY.contains(&f.as_str()) && f.as_str() != "__typename")
+        .count();
+    if local > 0 && concrete > 0 {
+        return gql_error(
+            "this operation mixes local meta-fields (__search, __definitions, __schema, __type) with fields answered by the upstream API; send them as two separate operations",
+        );
+    }
+    if local > 0 || concrete == 0 {
+        let vars = match req.variables.clone() {
+            None | Some(Value::Null) => JsonMap::new(),
+            Some(v @ Value::Object(_)) => match serde_json_bytes::Value::from(v) {
+                serde_json_bytes::Value::Object(m) => m,
+                _ => JsonMap::new(),
+            },
+            Some(_) => return gql_error("`variables` must be a JSON object"),
+        };
+        let valid = Valid::assume_valid_ref(schema);
+        let op = match doc.operations.get(req.operation_name.as_deref()) {
+            Ok(op) => op,
+            Err(e) => return gql_error(format!("{e:?}")),
+        };
+        let root = RootObj {
+            snap: &snap,
+            type_name: op.object_type().to_string(),
+            paths: state.config.paths_per_hit.max(1),
+        };
+        let imap = schema.implementers_map();
+        let result = Execution::new(valid, &doc)
+            .operation(op)
+            .implementers_map(&imap)
+            .raw_variable_values(&vars)
+            .enable_schema_introspection(true)
+            .execute_sync(&root);
+        return match result {
+            Ok(resp) => serde_json::to_value(resp).unwrap_or_else(|e| gql_error(e.to_string())),
+            Err(e) => gql_error(e.message().to_string()),
+        };
+    }
+    let mut body = json!({"query": req.query});
+    if let Some(v) = req.variables {
+        body["variables"] = v;
+    }
+    if let Some(n) = req.operation_name {
+        body["operationName"] = json!(n);
+    }
+    match crate::exec::post_upstream(state, &body).await {
+        Ok(mut v) => {
+            state.scrubber.scrub_json(&mut v);
+            v
+        }
+        Err(e) => gql_error(state.scrub(&e.to_string())),
+    }
+}
+
+async fn post_handler(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Some(ct) = headers.get("content-type").and_then(|v| v.to_str().ok()) {
+        if !ct.starts_with("application/json") && !ct.starts_with("application/graphql-response+json") {
+            return (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Json(gql_error("send Content-Type: application/json")),
+            )
+                .into_response();
+        }
+    }
+    let req: GraphqlRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(gql_error(format!(
+                    "the body is not a GraphQL request ({{\"query\": …}}): {e}"
+                ))),
+            )
+                .into_response()
+        }
+    };
+    Json(handle_request(&state, req, false).await).into_response()
+}
+
+async fn get_handler(
+    State(state): State<Arc<AppState>>,
+    UrlQuery(params): UrlQuery<HashMap<String, String>>,
+) -> Response {
+    let Some(query) = params.get("query").cloned() else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(gql_error("pass ?query=…")),
+        )
+            .into_response();
+    };
+    let variables = match params.get("variables") {
+        Some(v) => match serde_json::from_str(v) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    Json(gql_error("`variables` is not JSON")),
+                )
+                    .into_response()
+            }
+        },
+        None => None,
+    };
+    let req = GraphqlRequest {
+        query,
+        variables,
+        operation_name: params.get("operationName").cloned(),
+    };
+    Json(handle_request(&state, req, true).await).into_response()
+}
+
+/// Check `Host` (and `Origin`, when present) against loopback plus the configured
+/// names: a DNS-rebinding guard for servers on 127.0.0.1.
+pub fn host_allowed(headers: &HeaderMap, port: u16, state: &AppState) -> bool {
+    let loop_hosts = ["localhost", "127.0.0.1", "[::1]"];
+    let host_ok = match headers.get("host").and_then(|h| h.to_str().ok()) {
+        None => false,
+        Some(h) => {
+            let h = h.to_ascii_lowercase();
+            let bare = h.rsplit_once(':').map(|(b, _)| b.to_string());
+            loop_hosts
+                .iter()
+                .any(|l| h == *l || h == format!("{l}:{port}"))
+                || state.config.allowed_hosts.iter().any(|a| {
+                    let a = a.to_ascii_lowercase();
+                    h == a || bare.as_deref() == Some(a.as_str())
+                })
+        }
+    };
+    let origin_ok = match headers.get("origin").and_then(|h| h.to_str().ok()) {
+        None => true,
+        Some(o) => {
+            let o = o.to_ascii_lowercase();
+            loop_hosts
+                .iter()
+                .any(|l| o == format!("http://{l}:{port}") || o == format!("http://{l}"))
+                || state
+                    .config
+                    .allowed_origins
+                    .iter()
+                    .any(|a| a.to_ascii_lowercase() == o)
+        }
+    };
+    host_ok && origin_ok
+}
+
+/// The GraphQL endpoint as an axum router (`POST /graphql`, `GET /graphql`).
+pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
+    let limit = state.config.policy.max_request_bytes;
+    let guard_state = state.clone();
+    axum::Router::new()
+        .route(
+            "/graphql",
+            axum::routing::post(post_handler).get(get_handler),
+        )
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let st = guard_state.clone();
+                async move {
+                    if !host_allowed(req.headers(), port, &st) {
+                        return (
+                            StatusCode::FORBIDDEN,
+                            Json(gql_error(
+                                "Host or Origin not allowed (DNS-rebinding guard); add it to [server] allowed_hosts / allowed_origins",
+                            )),
+                        )
+                            .into_response();
+                    }
+                    next.run(req).await
+                }
+            },
+        ))
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+/// Serve the GraphQL endpoint at `http://ADDR/graphql` until the process ends.
+pub async fn run_graphql(addr: SocketAddr, state: Arc<AppState>) -> anyhow::Result<()> {
+    let listener = crate::mcp::bind(addr, &state).await?;
+    let real = listener.local_addr()?;
+    tracing::info!("GraphQL endpoint ready on http://{real}/graphql");
+    eprintln!("gqlnav: GraphQL endpoint on http://{real}/graphql");
+    axum::serve(listener, graphql_router(real.port(), state)).await?;
+    Ok(())
+}

@@ -1,0 +1,58 @@
+"""Drive gqlnav-serve with the official MCP Python SDK (PyPI `mcp`).
+
+Usage:
+  python3 mcp_client.py stdio CALLS_JSON -- COMMAND ARGS...
+  python3 mcp_client.py http  CALLS_JSON URL
+
+CALLS_JSON is a JSON list of [tool_name, arguments]. Prints one JSON object on stdout:
+{"tools": [{name, description, inputSchema}], "calls": [{isError, text, structured}]}.
+"""
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+
+def dump(result):
+    text = "\n".join(getattr(c, "text", "") for c in result.content)
+    return {
+        "isError": bool(result.is_error if hasattr(result, "is_error") else result.isError),
+        "text": text,
+        "structured": getattr(result, "structured_content", None)
+        if hasattr(result, "structured_content")
+        else getattr(result, "structuredContent", None),
+    }
+
+
+async def drive(read, write, calls):
+    async with ClientSession(read, write) as s:
+        await s.initialize()
+        tools = await s.list_tools()
+        out = {"tools": [], "calls": []}
+        for t in tools.tools:
+            schema = getattr(t, "input_schema", None) or getattr(t, "inputSchema", None)
+            out["tools"].append({"name": t.name, "description": t.description, "inputSchema": schema})
+        for name, args in calls:
+            r = await s.call_tool(name, args)
+            out["calls"].append(dump(r))
+        return out
+
+
+async def main():
+    mode, calls = sys.argv[1], json.loads(sys.argv[2])
+    if mode == "stdio":
+        i = sys.argv.index("--")
+        cmd = sys.argv[i + 1:]
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:])
+        async with stdio_client(params) as streams:
+            out = await drive(streams[0], streams[1], calls)
+    else:
+        async with streamable_http_client(sys.argv[3]) as streams:
+            out = await drive(streams[0], streams[1], calls)
+    print(json.dumps(out))
+
+
+asyncio.run(main())

@@ -1,0 +1,696 @@
+//! Rendering a selection of fields as SDL: the type closure (arguments, input types,
+//! enums, unions), argument / input-field / enum-value pruning, and the three styles.
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition, Type};
+use gqlnav_schema::apollo_compiler::schema::{Component, ExtendedType};
+use gqlnav_schema::apollo_compiler::Node;
+use gqlnav_schema::{RootKind, SchemaGraph};
+
+use crate::relevance::{Relevance, PAGINATION_ARGS};
+
+/// How a slice is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// SDL with descriptions (block strings) on types, fields, arguments and values.
+    #[default]
+    Sdl,
+    /// SDL without descriptions: the cheapest form, and what the WG suite renders.
+    Bare,
+    /// One line per field with its description as a trailing comment (first sentence);
+    /// descriptions repeated in the slice (pagination arguments, …) are written once in a
+    /// legend at the top and referred to as `[n]`.
+    Compact,
+}
+
+impl Style {
+    /// The style's name (`sdl`, `bare`, `compact`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Style::Sdl => "sdl",
+            Style::Bare => "bare",
+            Style::Compact => "compact",
+        }
+    }
+
+    /// Parse a style name.
+    pub fn parse(s: &str) -> Option<Style> {
+        match s.to_ascii_lowercase().as_str() {
+            "sdl" => Some(Style::Sdl),
+            "bare" | "nodesc" | "no-descriptions" => Some(Style::Bare),
+            "compact" => Some(Style::Compact),
+            _ => None,
+        }
+    }
+}
+
+/// The selected fields of a slice, per owner type, plus arguments kept on request.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// owner type -> selected field names.
+    pub fields: HashMap<String, BTreeSet<String>>,
+    /// `(type, field, argument)` kept whatever the pruning rule says.
+    pub forced_args: HashSet<(String, String, String)>,
+    /// Number of selected fields.
+    pub len: usize,
+}
+
+impl Selection {
+    /// Add `Type.field`; true when it was new.
+    pub fn insert(&mut self, ty: &str, field: &str) -> bool {
+        let new = self
+            .fields
+            .entry(ty.to_string())
+            .or_default()
+            .insert(field.to_string());
+        if new {
+            self.len += 1;
+        }
+        new
+    }
+
+    /// Is `Type.field` selected?
+    pub fn contains(&self, ty: &str, field: &str) -> bool {
+        self.fields.get(ty).is_some_and(|s| s.contains(field))
+    }
+
+    /// Is any field of `ty` selected?
+    pub fn has_type(&self, ty: &str) -> bool {
+        self.fields.get(ty).is_some_and(|s| !s.is_empty())
+    }
+}
+
+/// A rendered slice before the closing comment line.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The SDL definitions (no `# not shown` line).
+    pub body: String,
+    /// Types named by the slice but not defined in it (default mode), in schema order.
+    pub not_shown: Vec<String>,
+    /// Number of definitions.
+    pub types: usize,
+    /// Rendered field and argument coordinates (`T.f`, `T.f(a:)`), in render order.
+    pub coordinates: Vec<String>,
+}
+
+fn fields_of(t: &ExtendedType) -> Option<&gqlnav_schema::apollo_compiler::collections::IndexMap<gqlnav_schema::apollo_compiler::Name, Component<FieldDefinition>>> {
+    match t {
+        ExtendedType::Object(o) => Some(&o.fields),
+        ExtendedType::Interface(o) => Some(&o.fields),
+        _ => None,
+    }
+}
+
+fn implements_of(t: &ExtendedType) -> Vec<String> {
+    match t {
+        ExtendedType::Object(o) => o.implements_interfaces.iter().map(|c| c.to_string()).collect(),
+        ExtendedType::Interface(o) => o.implements_interfaces.iter().map(|c| c.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_required(a: &InputValueDefinition) -> bool {
+    a.ty.is_non_null() && a.default_value.is_none()
+}
+
+/// Pruning decisions, shared by the selection stage (for cost estimates) and rendering.
+pub struct Pruner<'a> {
+    graph: &'a SchemaGraph,
+    rel: &'a Relevance,
+    /// Enum types with a value matching the question (memo).
+    enum_memo: std::cell::RefCell<HashMap<String, bool>>,
+}
+
+impl<'a> Pruner<'a> {
+    /// A pruner for one question.
+    pub fn new(graph: &'a SchemaGraph, rel: &'a Relevance) -> Self {
+        Pruner {
+            graph,
+            rel,
+            enum_memo: Default::default(),
+        }
+    }
+
+    fn enum_relevant(&self, name: &str) -> bool {
+        if let Some(&b) = self.enum_memo.borrow().get(name) {
+            return b;
+        }
+        let b = match self.graph.schema.types.get(name) {
+            Some(ExtendedType::Enum(e)) => e.values.keys().any(|v| self.rel.name_matches(v)),
+            _ => false,
+        };
+        self.enum_memo.borrow_mut().insert(name.to_string(), b);
+        b
+    }
+
+    /// Is an input value (argument or input field) relevant to the question?
+    fn value_relevant(&self, v: &InputValueDefinition, look_inside: bool) -> bool {
+        if self.rel.name_matches(&v.name) {
+            return true;
+        }
+        let nt = v.ty.inner_named_type().as_str();
+        match self.graph.schema.types.get(nt) {
+            Some(ExtendedType::Enum(_)) => self.enum_relevant(nt),
+            Some(ExtendedType::InputObject(i)) if look_inside => i
+                .fields
+                .values()
+                .any(|f| self.rel.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())),
+            _ => false,
+        }
+    }
+
+    /// Does argument `a` of a selected field survive? Every argument of a field that
+    /// returns one object (not a list, not a connection) survives: such arguments select
+    /// *which* object, and the field is unusable without knowing them.
+    pub fn keep_arg_of(&self, f: &FieldDefinition, a: &InputValueDefinition) -> bool {
+        let single = !f.ty.is_list()
+            && !f.arguments.iter().any(|x| PAGINATION_ARGS.contains(&x.name.as_str()))
+            && self.graph.schema.types.get(f.ty.inner_named_type()).is_some_and(|t| {
+                matches!(t, ExtendedType::Object(_) | ExtendedType::Interface(_) | ExtendedType::Union(_))
+            });
+        single || self.keep_arg(a)
+    }
+
+    /// Does argument `a` survive by itself (required, pagination, relevant)?
+    pub fn keep_arg(&self, a: &InputValueDefinition) -> bool {
+        is_required(a)
+            || PAGINATION_ARGS.contains(&a.name.as_str())
+            || self.value_relevant(a, true)
+    }
+
+    /// Does input field `f` survive?
+    pub fn keep_input_field(&self, f: &InputValueDefinition) -> bool {
+        is_required(f) || self.value_relevant(f, false)
+    }
+
+    /// Kept values of an enum: the relevant ones; else all when there are at most
+    /// `small`; else the first `small`. Returns (values, how many were left out).
+    pub fn enum_values(&self, name: &str, small: usize) -> (Vec<String>, usize) {
+        let Some(ExtendedType::Enum(e)) = self.graph.schema.types.get(name) else {
+            return (Vec::new(), 0);
+        };
+        let all: Vec<String> = e.values.keys().map(|k| k.to_string()).collect();
+        let rel: Vec<String> = all.iter().filter(|v| self.rel.name_matches(v)).cloned().collect();
+        if !rel.is_empty() {
+            let n = all.len() - rel.len();
+            return (rel, n);
+        }
+        if all.len() <= small {
+            return (all, 0);
+        }
+        let n = all.len() - small;
+        (all.into_iter().take(small).collect(), n)
+    }
+}
+
+/// Rendering settings.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions {
+    /// Writing style.
+    pub style: Style,
+    /// Define every named type (stubs where needed) so that the slice validates.
+    pub closed: bool,
+    /// Enums with no relevant value show all values up to this many, else this many.
+    pub enum_small: usize,
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn first_sentence(s: &str, max: usize) -> String {
+    let s = squash(s);
+    let mut end = s.len();
+    for (i, c) in s.char_indices() {
+        if (c == '.' || c == '!' || c == '?') && (i + 1 == s.len() || s[i + 1..].starts_with(' ')) {
+            end = i + 1;
+            break;
+        }
+    }
+    let mut out = s[..end].to_string();
+    if out.chars().count() > max {
+        out = out.chars().take(max).collect::<String>();
+        out.push('…');
+    }
+    out
+}
+
+fn block_string(desc: &str, indent: &str) -> String {
+    let d = desc.trim().replace("\"\"\"", "\\\"\"\"");
+    if !d.contains('\n') && !d.ends_with('"') && !d.ends_with('\\') {
+        format!("{indent}\"\"\"{d}\"\"\"\n")
+    } else {
+        let mut s = format!("{indent}\"\"\"\n");
+        for line in d.lines() {
+            s.push_str(indent);
+            s.push_str(line.trim_end());
+            s.push('\n');
+        }
+        s.push_str(indent);
+        s.push_str("\"\"\"\n");
+        s
+    }
+}
+
+struct Legend {
+    counts: HashMap<String, usize>,
+    ids: std::cell::RefCell<Vec<String>>,
+    index: std::cell::RefCell<HashMap<String, usize>>,
+}
+
+impl Legend {
+    /// A compact description: repeated long ones become `[n]`.
+    fn say(&self, desc: &str) -> String {
+        let s = first_sentence(desc, 160);
+        if s.chars().count() >= 24 && self.counts.get(&s).copied().unwrap_or(0) >= 2 {
+            let mut idx = self.index.borrow_mut();
+            let n = match idx.get(&s) {
+                Some(n) => *n,
+                None => {
+                    let mut ids = self.ids.borrow_mut();
+                    ids.push(s.clone());
+                    let n = ids.len();
+                    idx.insert(s, n);
+                    n
+                }
+            };
+            format!("[{n}]")
+        } else {
+            s
+        }
+    }
+}
+
+fn desc_str(d: &Option<Node<str>>) -> Option<&str> {
+    d.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Render a selection.
+pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: RenderOptions) -> Rendered {
+    let schema = &graph.schema;
+    let mut sel = sel.clone();
+    // Closed mode: an implementer must carry the selected fields of every interface it
+    // keeps in `implements` (only interfaces with selected fields are kept).
+    if opts.closed {
+        loop {
+            let mut add = Vec::new();
+            for (t, _) in sel.fields.iter() {
+                let Some(def) = schema.types.get(t.as_str()) else { continue };
+                for i in implements_of(def) {
+                    if let Some(fs) = sel.fields.get(&i) {
+                        for f in fs {
+                            if !sel.contains(t, f) {
+                                add.push((t.clone(), f.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            if add.is_empty() {
+                break;
+            }
+            for (t, f) in add {
+                sel.insert(&t, &f);
+            }
+        }
+    }
+    let q_root = graph.root(RootKind::Query).map(str::to_string);
+    // The closed form needs a query root with at least one field.
+    let mut stubs: HashSet<String> = HashSet::new();
+    // Queue of named types to define (or list as not shown).
+    let mut queue: VecDeque<String> = VecDeque::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut kept_args: HashMap<(String, String), Vec<String>> = HashMap::new();
+    let push = |q: &mut VecDeque<String>, seen: &mut HashSet<String>, n: &str| {
+        if seen.insert(n.to_string()) {
+            q.push_back(n.to_string());
+        }
+    };
+    // Selected owner types, in schema order.
+    let owners: Vec<String> = schema
+        .types
+        .iter()
+        .filter(|(n, t)| sel.has_type(n.as_str()) && fields_of(t).is_some())
+        .map(|(n, _)| n.to_string())
+        .collect();
+    for t in &owners {
+        seen.insert(t.clone());
+        let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else { continue };
+        for (fname, f) in fields {
+            if !sel.contains(t, fname) {
+                continue;
+            }
+            let mut ka = Vec::new();
+            for a in &f.arguments {
+                let forced = sel
+                    .forced_args
+                    .contains(&(t.clone(), fname.to_string(), a.name.to_string()));
+                if forced || pr.keep_arg_of(f, a) {
+                    ka.push(a.name.to_string());
+                    push(&mut queue, &mut seen, a.ty.inner_named_type());
+                }
+            }
+            kept_args.insert((t.clone(), fname.to_string()), ka);
+            push(&mut queue, &mut seen, f.ty.inner_named_type());
+        }
+    }
+    if opts.closed {
+        if let Some(q) = &q_root {
+            if !sel.has_type(q) {
+                push(&mut queue, &mut seen, q);
+            }
+        }
+    }
+    // Definitions of the closure (besides the selected owners).
+    enum Def {
+        Scalar,
+        Enum(Vec<String>, usize),
+        Input(Vec<String>),
+        Union(Vec<String>),
+        Stub(String),
+    }
+    let mut defs: HashMap<String, Def> = HashMap::new();
+    let mut not_shown: HashSet<String> = HashSet::new();
+    while let Some(n) = queue.pop_front() {
+        let Some(t) = schema.types.get(n.as_str()) else { continue };
+        if t.is_built_in() || owners.contains(&n) {
+            continue;
+        }
+        match t {
+            ExtendedType::Scalar(_) => {
+                defs.insert(n, Def::Scalar);
+            }
+            ExtendedType::Enum(_) => {
+                let (v, left) = pr.enum_values(&n, opts.enum_small);
+                defs.insert(n, Def::Enum(v, left));
+            }
+            ExtendedType::Union(u) => {
+                let m: Vec<String> = u.members.iter().map(|m| m.to_string()).collect();
+                for x in &m {
+                    push(&mut queue, &mut seen, x);
+                }
+                defs.insert(n, Def::Union(m));
+            }
+            ExtendedType::InputObject(i) => {
+                let mut kept: Vec<String> = i
+                    .fields
+                    .values()
+                    .filter(|f| pr.keep_input_field(f))
+                    .map(|f| f.name.to_string())
+                    .collect();
+                if kept.is_empty() && opts.closed {
+                    if let Some(f) = i.fields.values().find(|f| is_required(f)).or_else(|| i.fields.values().next()) {
+                        kept.push(f.name.to_string());
+                    }
+                }
+                if kept.is_empty() {
+                    not_shown.insert(n);
+                    continue;
+                }
+                for k in &kept {
+                    push(&mut queue, &mut seen, i.fields[k.as_str()].ty.inner_named_type());
+                }
+                defs.insert(n, Def::Input(kept));
+            }
+            ExtendedType::Object(_) | ExtendedType::Interface(_) => {
+                if !opts.closed {
+                    not_shown.insert(n);
+                    continue;
+                }
+                let fields = fields_of(t).expect("object or interface");
+                let builtin = |f: &FieldDefinition| {
+                    schema
+                        .types
+                        .get(f.ty.inner_named_type())
+                        .is_some_and(|x| x.is_built_in())
+                };
+                let no_req = |f: &FieldDefinition| !f.arguments.iter().any(|a| is_required(a));
+                let pick = fields
+                    .values()
+                    .find(|f| builtin(f) && no_req(f))
+                    .or_else(|| fields.values().find(|f| no_req(f)))
+                    .or_else(|| fields.values().next());
+                if let Some(f) = pick {
+                    for a in f.arguments.iter().filter(|a| is_required(a)) {
+                        push(&mut queue, &mut seen, a.ty.inner_named_type());
+                    }
+                    push(&mut queue, &mut seen, f.ty.inner_named_type());
+                    stubs.insert(n.clone());
+                    defs.insert(n, Def::Stub(f.name.to_string()));
+                }
+            }
+        }
+    }
+
+    // Legend counts for the compact style.
+    let legend = Legend {
+        counts: HashMap::new(),
+        ids: Default::default(),
+        index: Default::default(),
+    };
+    let mut legend = legend;
+    if opts.style == Style::Compact {
+        let mut bump = |d: &Option<Node<str>>| {
+            if let Some(d) = desc_str(d) {
+                *legend.counts.entry(first_sentence(d, 160)).or_insert(0) += 1;
+            }
+        };
+        for t in &owners {
+            let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else { continue };
+            for (fname, f) in fields {
+                if let Some(ka) = kept_args.get(&(t.clone(), fname.to_string())) {
+                    bump(&f.description);
+                    for a in f.arguments.iter().filter(|a| ka.contains(&a.name.to_string())) {
+                        bump(&a.description);
+                    }
+                }
+            }
+        }
+    }
+
+    let mut blocks: Vec<String> = Vec::new();
+    let mut coords: Vec<String> = Vec::new();
+    let style = opts.style;
+    let type_desc = |out: &mut String, d: &Option<Node<str>>, indent: &str| {
+        if let Some(d) = desc_str(d) {
+            match style {
+                Style::Sdl => out.push_str(&block_string(d, indent)),
+                Style::Compact => {
+                    out.push_str(indent);
+                    out.push_str("# ");
+                    out.push_str(&legend.say(d));
+                    out.push('\n');
+                }
+                Style::Bare => {}
+            }
+        }
+    };
+    let ty_str = |t: &Type| t.to_string();
+    for (name, t) in &schema.types {
+        let n = name.as_str();
+        if n.starts_with("__") {
+            continue;
+        }
+        let mut out = String::new();
+        if owners.iter().any(|o| o == n) {
+            let fields = fields_of(t).expect("owner is object or interface");
+            let kw = if matches!(t, ExtendedType::Interface(_)) { "interface" } else { "type" };
+            let imps: Vec<String> = implements_of(t)
+                .into_iter()
+                .filter(|i| sel.has_type(i))
+                .collect();
+            type_desc(&mut out, &t.description().cloned(), "");
+            out.push_str(kw);
+            out.push(' ');
+            out.push_str(n);
+            if !imps.is_empty() {
+                out.push_str(" implements ");
+                out.push_str(&imps.join(" & "));
+            }
+            out.push_str(" {\n");
+            for (fname, f) in fields {
+                let Some(ka) = kept_args.get(&(n.to_string(), fname.to_string())) else { continue };
+                coords.push(format!("{n}.{fname}"));
+                let args: Vec<&Node<InputValueDefinition>> = f
+                    .arguments
+                    .iter()
+                    .filter(|a| ka.contains(&a.name.to_string()))
+                    .collect();
+                for a in &args {
+                    coords.push(format!("{n}.{fname}({}:)", a.name));
+                }
+                match style {
+                    Style::Sdl => {
+                        if let Some(d) = desc_str(&f.description) {
+                            out.push_str(&block_string(d, "  "));
+                        }
+                        out.push_str("  ");
+                        out.push_str(fname);
+                        let any_desc = args.iter().any(|a| desc_str(&a.description).is_some());
+                        if !args.is_empty() {
+                            if any_desc {
+                                out.push_str("(\n");
+                                for a in &args {
+                                    if let Some(d) = desc_str(&a.description) {
+                                        out.push_str(&block_string(d, "    "));
+                                    }
+                                    out.push_str(&format!("    {}: {}\n", a.name, ty_str(&a.ty)));
+                                }
+                                out.push_str("  )");
+                            } else {
+                                let parts: Vec<String> =
+                                    args.iter().map(|a| format!("{}: {}", a.name, ty_str(&a.ty))).collect();
+                                out.push_str(&format!("({})", parts.join(", ")));
+                            }
+                        }
+                        out.push_str(&format!(": {}\n", ty_str(&f.ty)));
+                    }
+                    Style::Bare | Style::Compact => {
+                        out.push_str("  ");
+                        out.push_str(fname);
+                        if !args.is_empty() {
+                            let parts: Vec<String> =
+                                args.iter().map(|a| format!("{}: {}", a.name, ty_str(&a.ty))).collect();
+                            out.push_str(&format!("({})", parts.join(", ")));
+                        }
+                        out.push_str(&format!(": {}", ty_str(&f.ty)));
+                        if style == Style::Compact {
+                            let mut notes = Vec::new();
+                            if let Some(d) = desc_str(&f.description) {
+                                notes.push(legend.say(d));
+                            }
+                            for a in &args {
+                                if let Some(d) = desc_str(&a.description) {
+                                    notes.push(format!("{}: {}", a.name, legend.say(d)));
+                                }
+                            }
+                            if !notes.is_empty() {
+                                out.push_str("  # ");
+                                out.push_str(&notes.join(" | "));
+                            }
+                        }
+                        out.push('\n');
+                    }
+                }
+            }
+            out.push('}');
+            blocks.push(out);
+            continue;
+        }
+        let Some(def) = defs.get(n) else { continue };
+        match def {
+            Def::Scalar => {
+                type_desc(&mut out, &t.description().cloned(), "");
+                out.push_str(&format!("scalar {n}"));
+            }
+            Def::Enum(vals, left) => {
+                let ExtendedType::Enum(e) = t else { continue };
+                type_desc(&mut out, &e.description, "");
+                out.push_str(&format!("enum {n} {{\n"));
+                for v in vals {
+                    if style == Style::Sdl {
+                        if let Some(d) = e.values.get(v.as_str()).and_then(|x| desc_str(&x.description)) {
+                            out.push_str(&block_string(d, "  "));
+                        }
+                    }
+                    out.push_str(&format!("  {v}\n"));
+                }
+                if *left > 0 {
+                    out.push_str(&format!("  # +{left} more\n"));
+                }
+                out.push('}');
+            }
+            Def::Input(kept) => {
+                let ExtendedType::InputObject(i) = t else { continue };
+                type_desc(&mut out, &i.description, "");
+                out.push_str(&format!("input {n} {{\n"));
+                for k in kept {
+                    let f = &i.fields[k.as_str()];
+                    coords.push(format!("{n}.{k}"));
+                    match style {
+                        Style::Sdl => {
+                            if let Some(d) = desc_str(&f.description) {
+                                out.push_str(&block_string(d, "  "));
+                            }
+                            out.push_str(&format!("  {k}: {}\n", ty_str(&f.ty)));
+                        }
+                        Style::Compact => {
+                            out.push_str(&format!("  {k}: {}", ty_str(&f.ty)));
+                            if let Some(d) = desc_str(&f.description) {
+                                out.push_str("  # ");
+                                out.push_str(&legend.say(d));
+                            }
+                            out.push('\n');
+                        }
+                        Style::Bare => out.push_str(&format!("  {k}: {}\n", ty_str(&f.ty))),
+                    }
+                }
+                out.push('}');
+            }
+            Def::Union(m) => {
+                type_desc(&mut out, &t.description().cloned(), "");
+                out.push_str(&format!("union {n} = {}", m.join(" | ")));
+            }
+            Def::Stub(f) => {
+                let kw = if matches!(t, ExtendedType::Interface(_)) { "interface" } else { "type" };
+                let fd = &fields_of(t).expect("stub of object or interface")[f.as_str()];
+                let req: Vec<String> = fd
+                    .arguments
+                    .iter()
+                    .filter(|a| is_required(a))
+                    .map(|a| format!("{}: {}", a.name, ty_str(&a.ty)))
+                    .collect();
+                let args = if req.is_empty() { String::new() } else { format!("({})", req.join(", ")) };
+                out.push_str(&format!("{kw} {n} {{\n  {f}{args}: {}\n}}", ty_str(&fd.ty)));
+            }
+        }
+        blocks.push(out);
+    }
+    let mut body = String::new();
+    if style == Style::Compact {
+        for (i, d) in legend.ids.borrow().iter().enumerate() {
+            body.push_str(&format!("# [{}] {}\n", i + 1, d));
+        }
+        if !legend.ids.borrow().is_empty() {
+            body.push('\n');
+        }
+    }
+    if opts.closed {
+        let m_root = graph.root(RootKind::Mutation).filter(|m| sel.has_type(m) || stubs.contains(*m));
+        let s_root = graph
+            .root(RootKind::Subscription)
+            .filter(|m| sel.has_type(m) || stubs.contains(*m));
+        let q = q_root.as_deref().unwrap_or("Query");
+        if q != "Query" || m_root.is_some_and(|m| m != "Mutation") || s_root.is_some_and(|s| s != "Subscription") {
+            let mut s = format!("schema {{\n  query: {q}\n");
+            if let Some(m) = m_root {
+                s.push_str(&format!("  mutation: {m}\n"));
+            }
+            if let Some(m) = s_root {
+                s.push_str(&format!("  subscription: {m}\n"));
+            }
+            s.push('}');
+            blocks.insert(0, s);
+        }
+    }
+    let types = blocks.iter().filter(|b| !b.starts_with("schema {")).count();
+    body.push_str(&blocks.join("\n\n"));
+    if !blocks.is_empty() {
+        body.push('\n');
+    }
+    let mut ns: Vec<String> = schema
+        .types
+        .keys()
+        .filter(|k| not_shown.contains(k.as_str()))
+        .map(|k| k.to_string())
+        .collect();
+    ns.dedup();
+    Rendered {
+        body,
+        not_shown: ns,
+        types,
+        coordinates: coords,
+    }
+}

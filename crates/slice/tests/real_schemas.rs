@@ -1,0 +1,139 @@
+//! Behaviour on the real WG schemas: budgets, partial slices, closed validation, styles.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use gqlnav_corpus::{Encoding, TokenMeter};
+use gqlnav_schema::apollo_compiler::ast::Document;
+use gqlnav_schema::apollo_compiler::Schema;
+use gqlnav_slice::{SliceOptions, Slicer, Style};
+
+fn slicer(id: &str) -> &'static Slicer {
+    static GH: OnceLock<Slicer> = OnceLock::new();
+    static LIN: OnceLock<Slicer> = OnceLock::new();
+    static SG: OnceLock<Slicer> = OnceLock::new();
+    let cell = match id {
+        "github" => &GH,
+        "linear" => &LIN,
+        _ => &SG,
+    };
+    cell.get_or_init(|| {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../benchmarks/wg/schemas")
+            .join(id)
+            .join("schema.graphql");
+        Slicer::new(Arc::new(gqlnav_schema::load_file(&p).unwrap())).unwrap()
+    })
+}
+
+const Q: &str = "List the open pull requests of the octocat/hello-world repository with their titles and authors";
+
+fn opts(budget: Option<usize>, style: Style, closed: bool) -> SliceOptions {
+    SliceOptions {
+        budget,
+        encoding: Encoding::Cl100kBase,
+        style,
+        closed,
+        ..SliceOptions::default()
+    }
+}
+
+#[test]
+fn budgets_are_never_exceeded_and_counts_are_true() {
+    let s = slicer("github");
+    for style in [Style::Bare, Style::Sdl, Style::Compact] {
+        for b in [5usize, 50, 300, 1500, 6000] {
+            for closed in [false, true] {
+                let sl = s.slice(Q, &[], &opts(Some(b), style, closed)).unwrap();
+                assert!(sl.tokens <= b, "{style:?} {b} {closed}: {} tokens", sl.tokens);
+                assert_eq!(sl.tokens, TokenMeter::new(Encoding::Cl100kBase).count(&sl.sdl));
+                if !sl.sdl.trim().is_empty() {
+                    Document::parse(&sl.sdl, "s.graphql")
+                        .unwrap_or_else(|e| panic!("{style:?} {b}: {e}\n{}", sl.sdl));
+                }
+            }
+        }
+    }
+    // o200k budgets are honoured in o200k.
+    let mut o = opts(Some(700), Style::Sdl, false);
+    o.encoding = Encoding::O200kBase;
+    let sl = s.slice(Q, &[], &o).unwrap();
+    assert!(sl.tokens <= 700 && sl.tokens == TokenMeter::new(Encoding::O200kBase).count(&sl.sdl));
+}
+
+#[test]
+fn tiny_budgets_give_a_partial_slice_that_says_what_is_missing() {
+    let s = slicer("github");
+    let sl = s.slice(Q, &[], &opts(Some(5), Style::Bare, false)).unwrap();
+    assert!(sl.tokens <= 5);
+    assert!(sl.partial);
+    assert!(!sl.left_out.is_empty(), "{sl:?}");
+    let sl = s.slice(Q, &[], &opts(Some(50), Style::Bare, false)).unwrap();
+    assert!(sl.tokens <= 50 && !sl.left_out.is_empty());
+    assert!(!sl.coordinates.is_empty(), "50 tokens hold at least one field:\n{}", sl.sdl);
+    // A roomy budget: complete, root path included, nothing partial.
+    let big = s.slice(Q, &[], &opts(Some(6000), Style::Bare, false)).unwrap();
+    assert!(!big.partial);
+    for c in ["Query.repository", "Query.repository(owner:)", "Repository.pullRequests", "PullRequest.title"] {
+        assert!(big.coordinates.iter().any(|x| x == c), "{c}");
+    }
+    assert!(big.coordinates.iter().any(|x| x == "Repository.pullRequests(states:)"), "open ~ states enum");
+    assert!(!big.sdl.contains("type Mutation"));
+}
+
+#[test]
+fn closed_slices_validate_and_open_ones_list_what_is_not_shown() {
+    for (id, q) in [
+        ("github", Q),
+        ("linear", "issues assigned to me in the current cycle with their labels"),
+        ("singapore", "carpark availability near a postal code"),
+    ] {
+        let s = slicer(id);
+        for b in [None, Some(200), Some(3000)] {
+            let c = s.slice(q, &[], &opts(b, Style::Sdl, true)).unwrap();
+            Schema::parse_and_validate(&c.sdl, "closed.graphql")
+                .unwrap_or_else(|e| panic!("{id} {b:?}: {e}\n{}", c.sdl));
+            assert!(!c.sdl.contains("# not shown"));
+        }
+        let o = s.slice(q, &[], &opts(None, Style::Bare, false)).unwrap();
+        if !o.not_shown.is_empty() {
+            let last = o.sdl.lines().last().unwrap();
+            assert!(last.starts_with("# not shown: "), "{last}");
+            for t in &o.not_shown {
+                assert!(!o.sdl.contains(&format!("type {t} ")), "{t} is defined");
+            }
+        }
+        assert!(o.auto_size.is_some());
+    }
+}
+
+#[test]
+fn styles_differ_in_size_and_say_pagination_once() {
+    let s = slicer("github");
+    let sl = s.slice(Q, &[], &opts(None, Style::Sdl, false)).unwrap();
+    let (bare, tb) = s.rerender(&sl, Style::Bare, false, Encoding::Cl100kBase);
+    let (compact, tc) = s.rerender(&sl, Style::Compact, false, Encoding::Cl100kBase);
+    assert!(tb < tc && tc < sl.tokens, "bare {tb} compact {tc} sdl {}", sl.tokens);
+    assert!(!bare.contains("\"\"\""));
+    let pag = "Returns the elements in the list that come after the specified cursor.";
+    assert!(sl.sdl.matches(pag).count() > 1, "{}", sl.sdl);
+    assert_eq!(compact.matches(pag).count(), 1, "{compact}");
+    for t in [&bare, &compact] {
+        Document::parse(t.as_str(), "s.graphql").unwrap();
+    }
+}
+
+#[test]
+fn seeds_are_included_even_mutations() {
+    let s = slicer("github");
+    let mut o = opts(None, Style::Bare, false);
+    o.seeds = vec!["Mutation.addStar".into(), "Repository.issues(labels:)".into()];
+    let sl = s.slice("star a repository", &[], &o).unwrap();
+    assert!(sl.coordinates.iter().any(|c| c == "Mutation.addStar"));
+    assert!(sl.coordinates.iter().any(|c| c == "Repository.issues(labels:)"));
+    o.seeds = vec!["Repository.nope".into()];
+    assert!(s.slice("x", &[], &o).is_err());
+    // Without seeds, never Mutation.
+    let sl = s.slice("add a star to a repository", &[], &opts(None, Style::Bare, false)).unwrap();
+    assert!(!sl.coordinates.iter().any(|c| c.starts_with("Mutation.")));
+}
