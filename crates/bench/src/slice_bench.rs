@@ -71,13 +71,20 @@ impl SliceConfig {
 /// The members of a slice as the WG `sliceMembers` computes them, or the parse error.
 pub fn slice_members(sdl: &str) -> Result<HashSet<String>, String> {
     // An empty slice (or one holding only comments) has no members.
-    if sdl.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+    if sdl
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
         return Ok(HashSet::new());
     }
     let doc = Document::parse(sdl, "slice.graphql").map_err(|e| e.errors.to_string())?;
     let mut m = HashSet::new();
     for d in &doc.definitions {
-        let fields_of = |name: &str, fields: &[gqlnav_schema::apollo_compiler::Node<gqlnav_schema::apollo_compiler::ast::FieldDefinition>], m: &mut HashSet<String>| {
+        let fields_of = |name: &str,
+                         fields: &[gqlnav_schema::apollo_compiler::Node<
+            gqlnav_schema::apollo_compiler::ast::FieldDefinition,
+        >],
+                         m: &mut HashSet<String>| {
             for f in fields {
                 m.insert(format!("{name}.{}", f.name));
                 for a in &f.arguments {
@@ -134,7 +141,11 @@ pub struct Grade {
 
 /// Grade a member set.
 pub fn grade(members: &HashSet<String>, must: &[String], must_exclude: &[String]) -> Grade {
-    let missing: Vec<String> = must.iter().filter(|m| !members.contains(*m)).cloned().collect();
+    let missing: Vec<String> = must
+        .iter()
+        .filter(|m| !members.contains(*m))
+        .cloned()
+        .collect();
     let hits = must.len() - missing.len();
     let exclude_violations = members
         .iter()
@@ -145,7 +156,11 @@ pub fn grade(members: &HashSet<String>, must: &[String], must_exclude: &[String]
         })
         .count();
     Grade {
-        must_recall: if must.is_empty() { 1.0 } else { hits as f64 / must.len() as f64 },
+        must_recall: if must.is_empty() {
+            1.0
+        } else {
+            hits as f64 / must.len() as f64
+        },
         perfect: missing.is_empty() && !must.is_empty(),
         missing,
         exclude_violations,
@@ -240,7 +255,10 @@ fn stats(rows: &[&SliceRow]) -> SliceStats {
         miss_buckets: b,
         cl100k: dist(&|r| r.tokens_cl100k as f64),
         o200k: dist(&|r| r.tokens_o200k as f64),
-        exclude_violations: rows.iter().map(|r| r.grade.exclude_violations as f64).sum::<f64>()
+        exclude_violations: rows
+            .iter()
+            .map(|r| r.grade.exclude_violations as f64)
+            .sum::<f64>()
             / n.max(1) as f64,
         latency_ms: [lat[1], lat[2]],
         types: rows.iter().map(|r| r.types as f64).sum::<f64>() / n.max(1) as f64,
@@ -276,7 +294,10 @@ pub struct SliceSet {
 
 /// Run every configuration over every set. The slices are built with their budget in
 /// cl100k_base, graded on the rendered text, and measured in both encodings.
-pub fn run_slice_bench(sets: &[SliceSet], configs: &[SliceConfig]) -> Result<Vec<SliceRunResult>, BenchError> {
+pub fn run_slice_bench(
+    sets: &[SliceSet],
+    configs: &[SliceConfig],
+) -> Result<Vec<SliceRunResult>, BenchError> {
     let cl = TokenMeter::new(Encoding::Cl100kBase);
     let o2 = TokenMeter::new(Encoding::O200kBase);
     cl.warm();
@@ -322,7 +343,10 @@ pub fn run_slice_bench(sets: &[SliceSet], configs: &[SliceConfig]) -> Result<Vec
         }
         let mut per_schema = BTreeMap::new();
         for set in sets {
-            let rs: Vec<&SliceRow> = rows.iter().filter(|r| r.schema_id == set.schema_id).collect();
+            let rs: Vec<&SliceRow> = rows
+                .iter()
+                .filter(|r| r.schema_id == set.schema_id)
+                .collect();
             per_schema.insert(set.schema_id.clone(), stats(&rs));
         }
         let all: Vec<&SliceRow> = rows.iter().collect();
@@ -350,7 +374,8 @@ pub fn slice_markdown(runs: &[SliceRunResult]) -> String {
     );
     let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |");
     for r in runs {
-        let mut rows: Vec<(&str, &SliceStats)> = r.per_schema.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut rows: Vec<(&str, &SliceStats)> =
+            r.per_schema.iter().map(|(k, v)| (k.as_str(), v)).collect();
         rows.push(("all", &r.overall));
         for (schema, st) in rows {
             let _ = writeln!(
@@ -459,7 +484,10 @@ fn pareto_svg(path: &Path, runs: &[SliceRunResult]) -> Result<(), BenchError> {
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("Slices: perfect % against mean cl100k tokens", ("sans-serif", 22))
+        .caption(
+            "Slices: perfect % against mean cl100k tokens",
+            ("sans-serif", 22),
+        )
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(64)
@@ -473,7 +501,10 @@ fn pareto_svg(path: &Path, runs: &[SliceRunResult]) -> Result<(), BenchError> {
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
         .draw()
         .map_err(|e| err(e.to_string()))?;
-    let mut pts: Vec<(f64, f64)> = runs.iter().map(|r| (r.overall.cl100k[0], r.overall.perfect)).collect();
+    let mut pts: Vec<(f64, f64)> = runs
+        .iter()
+        .map(|r| (r.overall.cl100k[0], r.overall.perfect))
+        .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     // Pareto front: points not dominated (fewer tokens and higher perfect%).
     let mut front = Vec::new();
@@ -497,7 +528,11 @@ fn pareto_svg(path: &Path, runs: &[SliceRunResult]) -> Result<(), BenchError> {
             .label(name.clone())
             .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.filled()));
         chart
-            .draw_series(std::iter::once(Text::new(name, (p.0, p.1 - 0.03), ("sans-serif", 13))))
+            .draw_series(std::iter::once(Text::new(
+                name,
+                (p.0, p.1 - 0.03),
+                ("sans-serif", 13),
+            )))
             .map_err(|e| err(e.to_string()))?;
     }
     chart
@@ -528,7 +563,8 @@ pub fn load_wg_sets(wg_dir: &Path, schema_ids: &[&str]) -> Result<Vec<SliceSet>,
         let sp = wg_dir.join("schemas").join(id).join("schema.graphql");
         let graph = gqlnav_schema::load_file(&sp)
             .map_err(|e| BenchError::Options(format!("{}: {e}", sp.display())))?;
-        let slicer = Slicer::new(Arc::new(graph)).map_err(|e| BenchError::Options(e.to_string()))?;
+        let slicer =
+            Slicer::new(Arc::new(graph)).map_err(|e| BenchError::Options(e.to_string()))?;
         sets.push(SliceSet {
             schema_id: id.to_string(),
             slicer: Arc::new(slicer),
@@ -562,7 +598,11 @@ mod tests {
         assert!(!m.contains("Node"), "a comment is not a definition");
         let g = grade(
             &m,
-            &["Query.repository".into(), "Repository.issues(after:)".into(), "PinnableItem".into()],
+            &[
+                "Query.repository".into(),
+                "Repository.issues(after:)".into(),
+                "PinnableItem".into(),
+            ],
             &["Mutation".into()],
         );
         assert_eq!(g.missing, vec!["Repository.issues(after:)".to_string()]);
@@ -614,10 +654,15 @@ mod wg_runs {
     #[ignore]
     fn slice_misses() {
         let id = std::env::var("SLICE_SCHEMA").unwrap_or_else(|_| "github".into());
-        let b = std::env::var("SLICE_BUDGET").ok().and_then(|b| b.parse().ok());
+        let b = std::env::var("SLICE_BUDGET")
+            .ok()
+            .and_then(|b| b.parse().ok());
         let sets = load_wg_sets(&wg_dir(), &[id.as_str()]).unwrap();
         let mut cfgs = Vec::new();
-        for k in std::env::var("SLICE_KNOBS").unwrap_or_else(|_| "{}".into()).split(';') {
+        for k in std::env::var("SLICE_KNOBS")
+            .unwrap_or_else(|_| "{}".into())
+            .split(';')
+        {
             let mut c = SliceConfig::new(k, b);
             c.knobs = serde_json::from_str(k).unwrap();
             cfgs.push(c);
@@ -647,8 +692,11 @@ mod wg_runs {
                     let s = set.slicer.slice(&q.text, &q.sub_queries, &o).unwrap();
                     assert!(s.tokens <= 4000, "{}", q.id);
                     if closed {
-                        gqlnav_schema::apollo_compiler::Schema::parse_and_validate(&s.sdl, "closed.graphql")
-                            .unwrap_or_else(|e| panic!("{} closed: {e}", q.id));
+                        gqlnav_schema::apollo_compiler::Schema::parse_and_validate(
+                            &s.sdl,
+                            "closed.graphql",
+                        )
+                        .unwrap_or_else(|e| panic!("{} closed: {e}", q.id));
                     } else {
                         slice_members(&s.sdl).unwrap_or_else(|e| panic!("{} open: {e}", q.id));
                     }

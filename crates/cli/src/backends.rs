@@ -42,7 +42,11 @@ pub struct BackendArgs {
     #[arg(long, value_name = "NAME")]
     pub embed_model: Option<String>,
     /// API key for an OpenAI-compatible server (read from the environment only).
-    #[arg(long = "embed-api-key-env", value_name = "VAR", default_value = "GQLNAV_EMBED_API_KEY")]
+    #[arg(
+        long = "embed-api-key-env",
+        value_name = "VAR",
+        default_value = "GQLNAV_EMBED_API_KEY"
+    )]
     pub embed_api_key_env: String,
     /// Override the query prompt ("" for none).
     #[arg(long, value_name = "TEXT")]
@@ -181,7 +185,10 @@ impl BackendArgs {
                 opts = opts.with_api_key(key);
             }
             if prompts.query.is_some() || prompts.document.is_some() {
-                opts = opts.with_prompts(prompts.query.clone().unwrap_or_default(), prompts.document.clone().unwrap_or_default());
+                opts = opts.with_prompts(
+                    prompts.query.clone().unwrap_or_default(),
+                    prompts.document.clone().unwrap_or_default(),
+                );
             }
             return match kind.as_str() {
                 "ollama" => Ok(Box::new(gqlnav_embed::OllamaEmbedder::new(opts)?)),
@@ -199,19 +206,25 @@ impl BackendArgs {
 
     fn vector(&self) -> Result<gqlnav_embed::VectorBackend> {
         let emb = self.embedder()?;
-        eprintln!("embedding model {}: {}", emb.name(), emb.prompts().describe());
+        eprintln!(
+            "embedding model {}: {}",
+            emb.name(),
+            emb.prompts().describe()
+        );
         let cache = gqlnav_embed::CacheOptions {
             dir: self.cache_dir.clone(),
             no_cache: self.no_cache,
         };
         let pb = crate::common::progress(0, "embedding corpus");
-        let v = gqlnav_embed::VectorBackend::new(emb, cache).with_progress(Box::new(move |done, total| {
-            pb.set_length(total as u64);
-            pb.set_position(done as u64);
-            if done >= total {
-                pb.finish_and_clear();
-            }
-        }));
+        let v = gqlnav_embed::VectorBackend::new(emb, cache).with_progress(Box::new(
+            move |done, total| {
+                pb.set_length(total as u64);
+                pb.set_position(done as u64);
+                if done >= total {
+                    pb.finish_and_clear();
+                }
+            },
+        ));
         Ok(v)
     }
 }

@@ -185,4 +185,3 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
     println!("{}", gqlnav_bench::markdown(&runs));
     Ok(())
 }
-

@@ -376,10 +376,11 @@ impl ServeConfig {
             self.endpoint = Some(v);
         }
         if let Some(v) = get("GQLNAV_HEADERS") {
-            let hs = gqlnav_schema::load::parse_headers_env(&v).map_err(|e| ConfigError::Value {
-                key: "GQLNAV_HEADERS".into(),
-                detail: e.to_string(),
-            })?;
+            let hs =
+                gqlnav_schema::load::parse_headers_env(&v).map_err(|e| ConfigError::Value {
+                    key: "GQLNAV_HEADERS".into(),
+                    detail: e.to_string(),
+                })?;
             self.headers.extend(hs);
         }
         if let Some(v) = get("GQLNAV_ALLOW_MUTATIONS") {

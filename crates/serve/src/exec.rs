@@ -152,8 +152,12 @@ pub async fn execute(state: &AppState, a: ExecuteArgs) -> ToolOutput {
     };
     let snap = state.snapshot();
     let graph = &snap.graph;
-    let info = match check_operation(graph, &graph.schema, &a.operation, a.operation_name.as_deref())
-    {
+    let info = match check_operation(
+        graph,
+        &graph.schema,
+        &a.operation,
+        a.operation_name.as_deref(),
+    ) {
         Err(errs) => {
             let mut text = format!(
                 "Not executed: the operation is invalid ({} problem(s)):\n",
@@ -226,7 +230,9 @@ pub async fn execute(state: &AppState, a: ExecuteArgs) -> ToolOutput {
         }
         return ToolOutput::err(
             text,
-            Some(json!({"executed": true, "errors": errors, "data": structured_data, "truncated": cut})),
+            Some(
+                json!({"executed": true, "errors": errors, "data": structured_data, "truncated": cut}),
+            ),
         );
     }
     ToolOutput::ok(

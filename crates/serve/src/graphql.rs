@@ -66,14 +66,17 @@ pub const MAX_DEFINITIONS: usize = 150;
 pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, String> {
     let mut schema = graph.schema.clone();
     let meta = format!("{META_SDL}\n{META_QUERY_FIELDS}");
-    let parsed = Schema::parse(&meta, "semantic-introspection.graphql").unwrap_or_else(|e| e.partial);
+    let parsed =
+        Schema::parse(&meta, "semantic-introspection.graphql").unwrap_or_else(|e| e.partial);
     for name in ["__SearchResult", "__SchemaDefinition"] {
         let t = parsed
             .types
             .get(name)
             .ok_or_else(|| format!("meta type {name} did not parse"))?
             .clone();
-        schema.types.insert(apollo_compiler::Name::new_unchecked(name), t);
+        schema
+            .types
+            .insert(apollo_compiler::Name::new_unchecked(name), t);
     }
     let root = graph
         .root(RootKind::Query)
@@ -254,9 +257,7 @@ impl ObjectValue for TypeObj<'_> {
                         .collect();
                     names.sort();
                     ResolvedValue::list(
-                        names
-                            .into_iter()
-                            .map(move |n| type_obj(s, TyRef::Named(n))),
+                        names.into_iter().map(move |n| type_obj(s, TyRef::Named(n))),
                     )
                 }
                 _ => ResolvedValue::null(),
@@ -494,9 +495,11 @@ impl ObjectValue for SearchResultObj {
             "coordinate" => ResolvedValue::leaf(self.item.coordinate.as_str()),
             "score" => ResolvedValue::leaf(f64::from(self.item.score)),
             "cursor" => ResolvedValue::leaf(self.item.cursor.as_str()),
-            "pathsToRoot" => ResolvedValue::list(self.item.paths_to_root.iter().map(|p| {
-                ResolvedValue::list(p.iter().map(|c| ResolvedValue::leaf(c.as_str())))
-            })),
+            "pathsToRoot" => {
+                ResolvedValue::list(self.item.paths_to_root.iter().map(|p| {
+                    ResolvedValue::list(p.iter().map(|c| ResolvedValue::leaf(c.as_str())))
+                }))
+            }
             "definition" => {
                 let c = Coordinate::parse(&self.item.coordinate).map_err(|e| FieldError {
                     message: e.to_string(),
@@ -578,7 +581,7 @@ impl ObjectValue for RootObj<'_> {
                     match resolved {
                         Some(v) => out.push(v),
                         None => {
-                            let s = self.snap.graph.suggest(raw, 3);
+                            let s = crate::tools::suggest(&self.snap.graph, raw, 3);
                             bad.push(if s.is_empty() {
                                 format!("`{raw}`")
                             } else {
@@ -717,7 +720,9 @@ async fn post_handler(
     body: axum::body::Bytes,
 ) -> Response {
     if let Some(ct) = headers.get("content-type").and_then(|v| v.to_str().ok()) {
-        if !ct.starts_with("application/json") && !ct.starts_with("application/graphql-response+json") {
+        if !ct.starts_with("application/json")
+            && !ct.starts_with("application/graphql-response+json")
+        {
             return (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 Json(gql_error("send Content-Type: application/json")),
@@ -745,11 +750,7 @@ async fn get_handler(
     UrlQuery(params): UrlQuery<HashMap<String, String>>,
 ) -> Response {
     let Some(query) = params.get("query").cloned() else {
-        return (
-            StatusCode::BAD_REQUEST,
-            Json(gql_error("pass ?query=…")),
-        )
-            .into_response();
+        return (StatusCode::BAD_REQUEST, Json(gql_error("pass ?query=…"))).into_response();
     };
     let variables = match params.get("variables") {
         Some(v) => match serde_json::from_str(v) {

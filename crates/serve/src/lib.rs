@@ -49,9 +49,7 @@ pub fn init_logging(level: &str, file: Option<&Path>) -> anyhow::Result<()> {
                 .append(true)
                 .open(p)
                 .map_err(|e| anyhow::anyhow!("cannot open log file {}: {e}", p.display()))?;
-            builder
-                .with_writer(std::sync::Mutex::new(f))
-                .try_init()
+            builder.with_writer(std::sync::Mutex::new(f)).try_init()
         }
         None => builder.with_writer(std::io::stderr).try_init(),
     };

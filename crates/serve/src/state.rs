@@ -228,7 +228,9 @@ impl AppState {
                             Err(e) => tracing::warn!("schema changed but re-indexing failed: {e}"),
                         },
                         Err(e) => {
-                            tracing::warn!("schema changed but does not load; keeping the old index: {e}")
+                            tracing::warn!(
+                                "schema changed but does not load; keeping the old index: {e}"
+                            )
                         }
                     }
                 }

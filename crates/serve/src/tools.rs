@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use apollo_compiler::response::serde_json_bytes;
 use apollo_compiler::executable::{ExecutableDocument, OperationType, Selection, SelectionSet};
+use apollo_compiler::response::serde_json_bytes;
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::validation::Valid;
 use gqlnav_corpus::Entry;
@@ -47,11 +47,7 @@ impl ToolOutput {
 
 fn first_sentence(s: &str, max: usize) -> String {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let end = s
-        .find(". ")
-        .map(|i| i + 1)
-        .unwrap_or(s.len())
-        .min(s.len());
+    let end = s.find(". ").map(|i| i + 1).unwrap_or(s.len()).min(s.len());
     let mut out = s[..end].to_string();
     if out.len() > max {
         let mut cut = max;
@@ -144,7 +140,10 @@ pub fn ranked_page(
     min_score: Option<f64>,
 ) -> Result<(Vec<SearchItem>, bool), String> {
     if query.trim().is_empty() {
-        return Err("`query` is empty; describe what you need, e.g. \"open pull requests of a repository\"".into());
+        return Err(
+            "`query` is empty; describe what you need, e.g. \"open pull requests of a repository\""
+                .into(),
+        );
     }
     if query.len() > MAX_QUERY_BYTES {
         return Err(format!(
@@ -291,7 +290,9 @@ pub fn search_schema(state: &AppState, a: &SearchArgs) -> ToolOutput {
         ));
     }
     if !items.is_empty() {
-        text.push_str("Next: introspect a coordinate for its full definition, then validate an operation.");
+        text.push_str(
+            "Next: introspect a coordinate for its full definition, then validate an operation.",
+        );
     }
     ToolOutput::ok(
         text,
@@ -358,7 +359,12 @@ fn referenced_types(graph: &SchemaGraph, name: &str, out: &mut Vec<String>) {
 }
 
 fn is_builtin_type(graph: &SchemaGraph, name: &str) -> bool {
-    name.starts_with("__") || graph.schema.types.get(name).is_some_and(|t| t.is_built_in())
+    name.starts_with("__")
+        || graph
+            .schema
+            .types
+            .get(name)
+            .is_some_and(|t| t.is_built_in())
 }
 
 /// SDL for one resolved coordinate plus the named types it references (for expansion).
@@ -369,50 +375,50 @@ fn coordinate_sdl(graph: &SchemaGraph, c: &Coordinate) -> (String, Vec<String>) 
             referenced_types(graph, t, &mut refs);
             type_sdl(graph, t).unwrap_or_default()
         }
-        Coordinate::Member { ty, member } | Coordinate::Argument { ty, field: member, .. } => {
-            match graph.schema.types.get(ty.as_str()) {
-                Some(ExtendedType::Object(_)) | Some(ExtendedType::Interface(_)) => {
-                    let (kw, f) = match graph.schema.types.get(ty.as_str()) {
-                        Some(ExtendedType::Object(o)) => ("type", o.fields.get(member.as_str())),
-                        Some(ExtendedType::Interface(o)) => {
-                            ("interface", o.fields.get(member.as_str()))
-                        }
-                        _ => ("type", None),
-                    };
-                    match f {
-                        Some(f) => {
-                            refs.push(f.ty.inner_named_type().to_string());
-                            for a in &f.arguments {
-                                refs.push(a.ty.inner_named_type().to_string());
-                            }
-                            let body = f.to_string();
-                            let body: Vec<String> =
-                                body.lines().map(|l| format!("  {l}")).collect();
-                            format!("{kw} {ty} {{\n{}\n}}\n", body.join("\n"))
-                        }
-                        None => String::new(),
+        Coordinate::Member { ty, member }
+        | Coordinate::Argument {
+            ty, field: member, ..
+        } => match graph.schema.types.get(ty.as_str()) {
+            Some(ExtendedType::Object(_)) | Some(ExtendedType::Interface(_)) => {
+                let (kw, f) = match graph.schema.types.get(ty.as_str()) {
+                    Some(ExtendedType::Object(o)) => ("type", o.fields.get(member.as_str())),
+                    Some(ExtendedType::Interface(o)) => {
+                        ("interface", o.fields.get(member.as_str()))
                     }
-                }
-                Some(ExtendedType::InputObject(o)) => match o.fields.get(member.as_str()) {
+                    _ => ("type", None),
+                };
+                match f {
                     Some(f) => {
                         refs.push(f.ty.inner_named_type().to_string());
-                        let body: Vec<String> =
-                            f.to_string().lines().map(|l| format!("  {l}")).collect();
-                        format!("input {ty} {{\n{}\n}}\n", body.join("\n"))
+                        for a in &f.arguments {
+                            refs.push(a.ty.inner_named_type().to_string());
+                        }
+                        let body = f.to_string();
+                        let body: Vec<String> = body.lines().map(|l| format!("  {l}")).collect();
+                        format!("{kw} {ty} {{\n{}\n}}\n", body.join("\n"))
                     }
                     None => String::new(),
-                },
-                Some(ExtendedType::Enum(o)) => match o.values.get(member.as_str()) {
-                    Some(v) => {
-                        let body: Vec<String> =
-                            v.to_string().lines().map(|l| format!("  {l}")).collect();
-                        format!("enum {ty} {{\n{}\n}}\n", body.join("\n"))
-                    }
-                    None => String::new(),
-                },
-                _ => String::new(),
+                }
             }
-        }
+            Some(ExtendedType::InputObject(o)) => match o.fields.get(member.as_str()) {
+                Some(f) => {
+                    refs.push(f.ty.inner_named_type().to_string());
+                    let body: Vec<String> =
+                        f.to_string().lines().map(|l| format!("  {l}")).collect();
+                    format!("input {ty} {{\n{}\n}}\n", body.join("\n"))
+                }
+                None => String::new(),
+            },
+            Some(ExtendedType::Enum(o)) => match o.values.get(member.as_str()) {
+                Some(v) => {
+                    let body: Vec<String> =
+                        v.to_string().lines().map(|l| format!("  {l}")).collect();
+                    format!("enum {ty} {{\n{}\n}}\n", body.join("\n"))
+                }
+                None => String::new(),
+            },
+            _ => String::new(),
+        },
         Coordinate::Directive(d) | Coordinate::DirectiveArgument { directive: d, .. } => graph
             .schema
             .directive_definitions
@@ -426,6 +432,55 @@ fn coordinate_sdl(graph: &SchemaGraph, c: &Coordinate) -> (String, Vec<String>) 
             .unwrap_or_default(),
     };
     (text, refs)
+}
+
+/// Nearest existing coordinates: names that start with (then contain) the input first,
+/// shortest first, then the edit-distance suggestions of the schema graph.
+pub fn suggest(graph: &SchemaGraph, input: &str, n: usize) -> Vec<String> {
+    let (owner, member) = match input.split_once('.') {
+        Some((o, m)) => (o, Some(m.split('(').next().unwrap_or(m))),
+        None => (input, None),
+    };
+    let mut cands: Vec<String> = match member {
+        None => graph
+            .schema
+            .types
+            .keys()
+            .filter(|k| !k.starts_with("__"))
+            .map(|k| k.to_string())
+            .collect(),
+        Some(_) if graph.schema.types.contains_key(owner) => graph
+            .member_names(owner)
+            .into_iter()
+            .map(|m| format!("{owner}.{m}"))
+            .collect(),
+        Some(_) => Vec::new(),
+    };
+    let needle = member.unwrap_or(owner).to_ascii_lowercase();
+    let last = |c: &str| c.rsplit('.').next().unwrap_or(c).to_ascii_lowercase();
+    let mut out: Vec<String> = Vec::new();
+    if needle.len() >= 3 {
+        cands.sort_by_key(|c| (c.len(), c.clone()));
+        for c in cands.iter().filter(|c| last(c).starts_with(&needle)) {
+            out.push(c.clone());
+        }
+        for c in cands.iter().filter(|c| {
+            let l = last(c);
+            !l.starts_with(&needle) && l.contains(&needle)
+        }) {
+            out.push(c.clone());
+        }
+    }
+    out.truncate(n);
+    for c in graph.suggest(input, n) {
+        if out.len() >= n {
+            break;
+        }
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `introspect`.
@@ -453,12 +508,12 @@ pub fn introspect(state: &AppState, a: &IntrospectArgs) -> ToolOutput {
     for raw in &a.coordinates {
         match graph.resolve_str(raw) {
             Ok((c, _)) => resolved.push(c),
-            Err(gqlnav_schema::SchemaError::UnknownCoordinate { suggestions, .. }) => {
-                let mut s = suggestions;
-                if s.is_empty() {
-                    s = graph.suggest(raw, 3);
-                }
-                unknown.push((raw.clone(), "not in this schema".into(), s));
+            Err(gqlnav_schema::SchemaError::UnknownCoordinate { .. }) => {
+                unknown.push((
+                    raw.clone(),
+                    "not in this schema".into(),
+                    suggest(graph, raw, 3),
+                ));
             }
             Err(e) => unknown.push((raw.clone(), e.to_string(), Vec::new())),
         }
@@ -547,7 +602,10 @@ impl CompactError {
             s.push_str(&format!(" (at {l})"));
         }
         if !self.did_you_mean.is_empty() {
-            s.push_str(&format!(" — did you mean {}?", self.did_you_mean.join(", ")));
+            s.push_str(&format!(
+                " — did you mean {}?",
+                self.did_you_mean.join(", ")
+            ));
         }
         if !self.introspect.is_empty() {
             s.push_str(&format!(" Introspect {}.", self.introspect.join(", ")));
@@ -604,17 +662,17 @@ pub fn compact_error(graph: &SchemaGraph, message: &str, location: Option<String
     if msg.contains("does not have a field") && ticks.len() >= 2 {
         // type `T` does not have a field `f`
         let (t, f) = (&ticks[0], &ticks[1]);
-        did_you_mean = graph.suggest(&format!("{t}.{f}"), 3);
+        did_you_mean = suggest(graph, &format!("{t}.{f}"), 3);
         introspect.push(t.clone());
     } else if msg.contains("is not supported by") && ticks.len() >= 2 {
         // the argument `a` is not supported by `T.f`
         did_you_mean = arg_suggestions(graph, &ticks[1], &ticks[0]);
         introspect.push(ticks[1].clone());
     } else if msg.starts_with("cannot find type") && !ticks.is_empty() {
-        did_you_mean = graph.suggest(&ticks[0], 3);
+        did_you_mean = suggest(graph, &ticks[0], 3);
     } else if (msg.contains("does not exist on")) && ticks.len() >= 2 {
         // value `V` does not exist on `Enum` / field `f` does not exist on `Input`
-        did_you_mean = graph.suggest(&format!("{}.{}", ticks[1], ticks[0]), 3);
+        did_you_mean = suggest(graph, &format!("{}.{}", ticks[1], ticks[0]), 3);
         introspect.push(ticks[1].clone());
     } else if msg.contains("required argument") && !ticks.is_empty() {
         if let Some((owner, _)) = ticks[0].split_once('(') {
@@ -705,6 +763,8 @@ pub fn check_operation(
                     .map(|r| format!("{}:{}", r.start.line, r.start.column));
                 out.push(compact_error(graph, &d.error.to_string(), loc));
             }
+            // Errors that name a fix first; cascades (missing subselection) last.
+            out.sort_by_key(|e| e.did_you_mean.is_empty());
             if out.is_empty() {
                 out.push(CompactError {
                     message: "the operation does not parse".into(),
@@ -719,12 +779,7 @@ pub fn check_operation(
     let op = match doc.operations.get(operation_name) {
         Ok(op) => op,
         Err(_) => {
-            let names: Vec<String> = doc
-                .operations
-                .named
-                .keys()
-                .map(|k| k.to_string())
-                .collect();
+            let names: Vec<String> = doc.operations.named.keys().map(|k| k.to_string()).collect();
             let message = match operation_name {
                 Some(n) => format!(
                     "no operation named `{n}` in the document; it has: {}",
@@ -837,7 +892,12 @@ pub fn variables_value(v: Option<Value>) -> Result<Option<Value>, String> {
 pub fn validate(state: &AppState, a: &ValidateArgs) -> ToolOutput {
     let snap = state.snapshot();
     let graph = &snap.graph;
-    match check_operation(graph, &graph.schema, &a.operation, a.operation_name.as_deref()) {
+    match check_operation(
+        graph,
+        &graph.schema,
+        &a.operation,
+        a.operation_name.as_deref(),
+    ) {
         Err(errs) => {
             let mut text = format!("Invalid operation ({} problem(s)):\n", errs.len());
             for e in &errs {

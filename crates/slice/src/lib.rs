@@ -232,6 +232,10 @@ impl Slicer {
     }
 
     fn is_excluded_root(&self, ty: &str) -> bool {
+        // Types reachable only through Mutation (payloads) are as good as Mutation.
+        if self.graph.root_kind(ty).is_none() && self.graph.depth(ty).is_none() {
+            return true;
+        }
         matches!(
             self.graph.root_kind(ty),
             Some(RootKind::Mutation) | Some(RootKind::Subscription)
@@ -261,13 +265,21 @@ impl Slicer {
                     c += est(a.name.len() + a.ty.to_string().len() + 2);
                     if cx.style != Style::Bare {
                         let d = a.description.as_deref().map(str::len).unwrap_or(0);
-                        c += if cx.style == Style::Sdl { est(d + 8) } else { 1.0 };
+                        c += if cx.style == Style::Sdl {
+                            est(d + 8)
+                        } else {
+                            1.0
+                        };
                     }
                 }
             }
             if cx.style != Style::Bare {
                 let d = f.description.as_deref().map(str::len).unwrap_or(0);
-                c += if cx.style == Style::Sdl { est(d + 8) } else { est(d.min(120)) };
+                c += if cx.style == Style::Sdl {
+                    est(d + 8)
+                } else {
+                    est(d.min(120))
+                };
             }
         }
         cx.arg_cost.insert(doc, c);
@@ -312,12 +324,20 @@ impl Slicer {
                 },
             );
             for p in paths {
-                let docs: Vec<usize> = p.iter().filter_map(|c| self.doc_of.get(c).copied()).collect();
+                let docs: Vec<usize> = p
+                    .iter()
+                    .filter_map(|c| self.doc_of.get(c).copied())
+                    .collect();
                 if docs.len() != p.len() {
                     continue;
                 }
-                let from_query = p.first().is_some_and(|c| c.split('.').next() == Some(q_root));
-                let v: f32 = docs.iter().map(|d| cx.value.get(d).copied().unwrap_or(0.0)).sum::<f32>()
+                let from_query = p
+                    .first()
+                    .is_some_and(|c| c.split('.').next() == Some(q_root));
+                let v: f32 = docs
+                    .iter()
+                    .map(|d| cx.value.get(d).copied().unwrap_or(0.0))
+                    .sum::<f32>()
                     - 0.01 * docs.len() as f32;
                 let i = scored.len();
                 scored.push((from_query, v, i, docs));
@@ -446,7 +466,12 @@ impl Slicer {
                         if self.is_excluded_root(&t) || !expanded.insert(t.clone()) {
                             continue;
                         }
-                        for &f in self.fields_of_type.get(&t).map(Vec::as_slice).unwrap_or(&[]) {
+                        for &f in self
+                            .fields_of_type
+                            .get(&t)
+                            .map(Vec::as_slice)
+                            .unwrap_or(&[])
+                        {
                             if cv >= knobs.value_floor && val.get(&f).is_none_or(|x| *x < cv) {
                                 val.insert(f, cv);
                                 let fp = self.package(cx, f, knobs);
@@ -466,7 +491,12 @@ impl Slicer {
         // Root entries whose return-type family meets the selected types.
         if knobs.root_entries {
             if let Some(q) = self.graph.root(RootKind::Query) {
-                let owners: HashSet<String> = sel.fields.iter().filter(|(_, f)| !f.is_empty()).map(|(t, _)| t.clone()).collect();
+                let owners: HashSet<String> = sel
+                    .fields
+                    .iter()
+                    .filter(|(_, f)| !f.is_empty())
+                    .map(|(t, _)| t.clone())
+                    .collect();
                 let mut entries: Vec<(f32, usize)> = Vec::new();
                 for &d in self.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
                     let e = &self.corpus.entries[d];
@@ -475,7 +505,8 @@ impl Slicer {
                     }
                     let nt = &e.named_type;
                     let node = unwrap_connection(&self.graph, nt);
-                    let hit = owners.contains(nt) || node.as_ref().is_some_and(|n| owners.contains(n));
+                    let hit =
+                        owners.contains(nt) || node.as_ref().is_some_and(|n| owners.contains(n));
                     if hit {
                         entries.push((cx.value.get(&d).copied().unwrap_or(0.0), d));
                     }
@@ -496,7 +527,10 @@ impl Slicer {
         (sel, left, first_unfit)
     }
 
-    fn parse_seeds(&self, seeds: &[String]) -> Result<(Vec<usize>, Vec<String>, Vec<(String, String, String)>), SliceError> {
+    fn parse_seeds(
+        &self,
+        seeds: &[String],
+    ) -> Result<(Vec<usize>, Vec<String>, Vec<(String, String, String)>), SliceError> {
         let mut fields = Vec::new();
         let mut types = Vec::new();
         let mut args = Vec::new();
@@ -516,20 +550,31 @@ impl Slicer {
             } else if s.contains('.') {
                 let Some(&d) = self.doc_of.get(s) else {
                     let hint = self.graph.suggest(s, 3).join(", ");
-                    return Err(SliceError::Seed(s.to_string(), format!("no such field (did you mean: {hint})")));
+                    return Err(SliceError::Seed(
+                        s.to_string(),
+                        format!("no such field (did you mean: {hint})"),
+                    ));
                 };
                 fields.push(d);
             } else if self.fields_of_type.contains_key(s) {
                 types.push(s.to_string());
             } else {
-                return Err(SliceError::Seed(s.to_string(), "no such object or interface type".into()));
+                return Err(SliceError::Seed(
+                    s.to_string(),
+                    "no such object or interface type".into(),
+                ));
             }
         }
         Ok((fields, types, args))
     }
 
     /// Build the slice of a question.
-    pub fn slice(&self, question: &str, sub_queries: &[String], opts: &SliceOptions) -> Result<Slice, SliceError> {
+    pub fn slice(
+        &self,
+        question: &str,
+        sub_queries: &[String],
+        opts: &SliceOptions,
+    ) -> Result<Slice, SliceError> {
         let knobs = &opts.knobs;
         let (seed_fields, seed_types, seed_args) = self.parse_seeds(&opts.seeds)?;
         let rel = Relevance::new(question, sub_queries);
@@ -562,7 +607,8 @@ impl Slicer {
             cx.value.insert(h.doc, s);
             let t = type_rel.entry(e.owner.clone()).or_insert(0.0);
             *t = t.max(s);
-            let node = unwrap_connection(&self.graph, &e.named_type).unwrap_or_else(|| e.named_type.clone());
+            let node = unwrap_connection(&self.graph, &e.named_type)
+                .unwrap_or_else(|| e.named_type.clone());
             if self.fields_of_type.contains_key(&node) {
                 let t = type_rel.entry(node).or_insert(0.0);
                 *t = t.max(0.8 * s);
@@ -608,7 +654,10 @@ impl Slicer {
             enum_small: knobs.enum_small,
         };
         let meter = TokenMeter::new(opts.encoding);
-        let mut target = opts.budget.map(|b| b as f32).unwrap_or(knobs.default_tokens as f32);
+        let mut target = opts
+            .budget
+            .map(|b| b as f32)
+            .unwrap_or(knobs.default_tokens as f32);
         let mut tries = 0;
         loop {
             tries += 1;
@@ -626,9 +675,12 @@ impl Slicer {
                     r = render(&self.graph, &sel, &cx.pr, ropts);
                 }
                 if sel.len == 0 {
-                    if let (Some(b), Some(pkg)) = (opts.budget, unfit.or_else(|| {
-                        cands.first().map(|(d, _)| self.package(&mut cx, *d, knobs))
-                    })) {
+                    if let (Some(b), Some(pkg)) = (
+                        opts.budget,
+                        unfit.or_else(|| {
+                            cands.first().map(|(d, _)| self.package(&mut cx, *d, knobs))
+                        }),
+                    ) {
                         // Best partial: the package's coordinates, leaf first, while they fit.
                         partial = true;
                         let mut order = vec![pkg[0]];
@@ -688,7 +740,11 @@ impl Slicer {
             style: opts.style,
             closed: opts.closed,
             budget: opts.budget,
-            auto_size: if opts.budget.is_none() { Some(opts.knobs.default_tokens) } else { None },
+            auto_size: if opts.budget.is_none() {
+                Some(opts.knobs.default_tokens)
+            } else {
+                None
+            },
             coordinates: r.coordinates,
             types: r.types,
             not_shown: r.not_shown,
@@ -701,7 +757,13 @@ impl Slicer {
 
     /// Render a slice's selection in another style (or open/closed form) and count its
     /// tokens in `encoding`. The budget applies to the style the slice was built in only.
-    pub fn rerender(&self, slice: &Slice, style: Style, closed: bool, encoding: Encoding) -> (String, usize) {
+    pub fn rerender(
+        &self,
+        slice: &Slice,
+        style: Style,
+        closed: bool,
+        encoding: Encoding,
+    ) -> (String, usize) {
         let pr = Pruner::new(&self.graph, &slice.relevance);
         let r = render(
             &self.graph,

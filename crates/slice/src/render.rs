@@ -11,7 +11,9 @@ use gqlnav_schema::{RootKind, SchemaGraph};
 use crate::relevance::{Relevance, PAGINATION_ARGS};
 
 /// How a slice is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Style {
     /// SDL with descriptions (block strings) on types, fields, arguments and values.
@@ -95,7 +97,14 @@ pub struct Rendered {
     pub coordinates: Vec<String>,
 }
 
-fn fields_of(t: &ExtendedType) -> Option<&gqlnav_schema::apollo_compiler::collections::IndexMap<gqlnav_schema::apollo_compiler::Name, Component<FieldDefinition>>> {
+fn fields_of(
+    t: &ExtendedType,
+) -> Option<
+    &gqlnav_schema::apollo_compiler::collections::IndexMap<
+        gqlnav_schema::apollo_compiler::Name,
+        Component<FieldDefinition>,
+    >,
+> {
     match t {
         ExtendedType::Object(o) => Some(&o.fields),
         ExtendedType::Interface(o) => Some(&o.fields),
@@ -105,8 +114,16 @@ fn fields_of(t: &ExtendedType) -> Option<&gqlnav_schema::apollo_compiler::collec
 
 fn implements_of(t: &ExtendedType) -> Vec<String> {
     match t {
-        ExtendedType::Object(o) => o.implements_interfaces.iter().map(|c| c.to_string()).collect(),
-        ExtendedType::Interface(o) => o.implements_interfaces.iter().map(|c| c.to_string()).collect(),
+        ExtendedType::Object(o) => o
+            .implements_interfaces
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+        ExtendedType::Interface(o) => o
+            .implements_interfaces
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -153,10 +170,9 @@ impl<'a> Pruner<'a> {
         let nt = v.ty.inner_named_type().as_str();
         match self.graph.schema.types.get(nt) {
             Some(ExtendedType::Enum(_)) => self.enum_relevant(nt),
-            Some(ExtendedType::InputObject(i)) if look_inside => i
-                .fields
-                .values()
-                .any(|f| self.rel.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())),
+            Some(ExtendedType::InputObject(i)) if look_inside => i.fields.values().any(|f| {
+                self.rel.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())
+            }),
             _ => false,
         }
     }
@@ -166,18 +182,29 @@ impl<'a> Pruner<'a> {
     /// *which* object, and the field is unusable without knowing them.
     pub fn keep_arg_of(&self, f: &FieldDefinition, a: &InputValueDefinition) -> bool {
         let single = !f.ty.is_list()
-            && !f.arguments.iter().any(|x| PAGINATION_ARGS.contains(&x.name.as_str()))
-            && self.graph.schema.types.get(f.ty.inner_named_type()).is_some_and(|t| {
-                matches!(t, ExtendedType::Object(_) | ExtendedType::Interface(_) | ExtendedType::Union(_))
-            });
+            && !f
+                .arguments
+                .iter()
+                .any(|x| PAGINATION_ARGS.contains(&x.name.as_str()))
+            && self
+                .graph
+                .schema
+                .types
+                .get(f.ty.inner_named_type())
+                .is_some_and(|t| {
+                    matches!(
+                        t,
+                        ExtendedType::Object(_)
+                            | ExtendedType::Interface(_)
+                            | ExtendedType::Union(_)
+                    )
+                });
         single || self.keep_arg(a)
     }
 
     /// Does argument `a` survive by itself (required, pagination, relevant)?
     pub fn keep_arg(&self, a: &InputValueDefinition) -> bool {
-        is_required(a)
-            || PAGINATION_ARGS.contains(&a.name.as_str())
-            || self.value_relevant(a, true)
+        is_required(a) || PAGINATION_ARGS.contains(&a.name.as_str()) || self.value_relevant(a, true)
     }
 
     /// Does input field `f` survive?
@@ -192,7 +219,11 @@ impl<'a> Pruner<'a> {
             return (Vec::new(), 0);
         };
         let all: Vec<String> = e.values.keys().map(|k| k.to_string()).collect();
-        let rel: Vec<String> = all.iter().filter(|v| self.rel.name_matches(v)).cloned().collect();
+        let rel: Vec<String> = all
+            .iter()
+            .filter(|v| self.rel.name_matches(v))
+            .cloned()
+            .collect();
         if !rel.is_empty() {
             let n = all.len() - rel.len();
             return (rel, n);
@@ -288,7 +319,12 @@ fn desc_str(d: &Option<Node<str>>) -> Option<&str> {
 }
 
 /// Render a selection.
-pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: RenderOptions) -> Rendered {
+pub fn render(
+    graph: &SchemaGraph,
+    sel: &Selection,
+    pr: &Pruner<'_>,
+    opts: RenderOptions,
+) -> Rendered {
     let schema = &graph.schema;
     let mut sel = sel.clone();
     // Closed mode: an implementer must carry the selected fields of every interface it
@@ -297,7 +333,9 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
         loop {
             let mut add = Vec::new();
             for (t, _) in sel.fields.iter() {
-                let Some(def) = schema.types.get(t.as_str()) else { continue };
+                let Some(def) = schema.types.get(t.as_str()) else {
+                    continue;
+                };
                 for i in implements_of(def) {
                     if let Some(fs) = sel.fields.get(&i) {
                         for f in fs {
@@ -337,16 +375,18 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
         .collect();
     for t in &owners {
         seen.insert(t.clone());
-        let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else { continue };
+        let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else {
+            continue;
+        };
         for (fname, f) in fields {
             if !sel.contains(t, fname) {
                 continue;
             }
             let mut ka = Vec::new();
             for a in &f.arguments {
-                let forced = sel
-                    .forced_args
-                    .contains(&(t.clone(), fname.to_string(), a.name.to_string()));
+                let forced =
+                    sel.forced_args
+                        .contains(&(t.clone(), fname.to_string(), a.name.to_string()));
                 if forced || pr.keep_arg_of(f, a) {
                     ka.push(a.name.to_string());
                     push(&mut queue, &mut seen, a.ty.inner_named_type());
@@ -374,7 +414,9 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
     let mut defs: HashMap<String, Def> = HashMap::new();
     let mut not_shown: HashSet<String> = HashSet::new();
     while let Some(n) = queue.pop_front() {
-        let Some(t) = schema.types.get(n.as_str()) else { continue };
+        let Some(t) = schema.types.get(n.as_str()) else {
+            continue;
+        };
         if t.is_built_in() || owners.contains(&n) {
             continue;
         }
@@ -401,7 +443,12 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                     .map(|f| f.name.to_string())
                     .collect();
                 if kept.is_empty() && opts.closed {
-                    if let Some(f) = i.fields.values().find(|f| is_required(f)).or_else(|| i.fields.values().next()) {
+                    if let Some(f) = i
+                        .fields
+                        .values()
+                        .find(|f| is_required(f))
+                        .or_else(|| i.fields.values().next())
+                    {
                         kept.push(f.name.to_string());
                     }
                 }
@@ -410,7 +457,11 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                     continue;
                 }
                 for k in &kept {
-                    push(&mut queue, &mut seen, i.fields[k.as_str()].ty.inner_named_type());
+                    push(
+                        &mut queue,
+                        &mut seen,
+                        i.fields[k.as_str()].ty.inner_named_type(),
+                    );
                 }
                 defs.insert(n, Def::Input(kept));
             }
@@ -458,11 +509,17 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
             }
         };
         for t in &owners {
-            let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else { continue };
+            let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else {
+                continue;
+            };
             for (fname, f) in fields {
                 if let Some(ka) = kept_args.get(&(t.clone(), fname.to_string())) {
                     bump(&f.description);
-                    for a in f.arguments.iter().filter(|a| ka.contains(&a.name.to_string())) {
+                    for a in f
+                        .arguments
+                        .iter()
+                        .filter(|a| ka.contains(&a.name.to_string()))
+                    {
                         bump(&a.description);
                     }
                 }
@@ -496,7 +553,11 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
         let mut out = String::new();
         if owners.iter().any(|o| o == n) {
             let fields = fields_of(t).expect("owner is object or interface");
-            let kw = if matches!(t, ExtendedType::Interface(_)) { "interface" } else { "type" };
+            let kw = if matches!(t, ExtendedType::Interface(_)) {
+                "interface"
+            } else {
+                "type"
+            };
             let imps: Vec<String> = implements_of(t)
                 .into_iter()
                 .filter(|i| sel.has_type(i))
@@ -511,7 +572,9 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
             }
             out.push_str(" {\n");
             for (fname, f) in fields {
-                let Some(ka) = kept_args.get(&(n.to_string(), fname.to_string())) else { continue };
+                let Some(ka) = kept_args.get(&(n.to_string(), fname.to_string())) else {
+                    continue;
+                };
                 coords.push(format!("{n}.{fname}"));
                 let args: Vec<&Node<InputValueDefinition>> = f
                     .arguments
@@ -540,8 +603,10 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                                 }
                                 out.push_str("  )");
                             } else {
-                                let parts: Vec<String> =
-                                    args.iter().map(|a| format!("{}: {}", a.name, ty_str(&a.ty))).collect();
+                                let parts: Vec<String> = args
+                                    .iter()
+                                    .map(|a| format!("{}: {}", a.name, ty_str(&a.ty)))
+                                    .collect();
                                 out.push_str(&format!("({})", parts.join(", ")));
                             }
                         }
@@ -551,8 +616,10 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                         out.push_str("  ");
                         out.push_str(fname);
                         if !args.is_empty() {
-                            let parts: Vec<String> =
-                                args.iter().map(|a| format!("{}: {}", a.name, ty_str(&a.ty))).collect();
+                            let parts: Vec<String> = args
+                                .iter()
+                                .map(|a| format!("{}: {}", a.name, ty_str(&a.ty)))
+                                .collect();
                             out.push_str(&format!("({})", parts.join(", ")));
                         }
                         out.push_str(&format!(": {}", ty_str(&f.ty)));
@@ -591,7 +658,11 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                 out.push_str(&format!("enum {n} {{\n"));
                 for v in vals {
                     if style == Style::Sdl {
-                        if let Some(d) = e.values.get(v.as_str()).and_then(|x| desc_str(&x.description)) {
+                        if let Some(d) = e
+                            .values
+                            .get(v.as_str())
+                            .and_then(|x| desc_str(&x.description))
+                        {
                             out.push_str(&block_string(d, "  "));
                         }
                     }
@@ -603,7 +674,9 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                 out.push('}');
             }
             Def::Input(kept) => {
-                let ExtendedType::InputObject(i) = t else { continue };
+                let ExtendedType::InputObject(i) = t else {
+                    continue;
+                };
                 type_desc(&mut out, &i.description, "");
                 out.push_str(&format!("input {n} {{\n"));
                 for k in kept {
@@ -634,7 +707,11 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                 out.push_str(&format!("union {n} = {}", m.join(" | ")));
             }
             Def::Stub(f) => {
-                let kw = if matches!(t, ExtendedType::Interface(_)) { "interface" } else { "type" };
+                let kw = if matches!(t, ExtendedType::Interface(_)) {
+                    "interface"
+                } else {
+                    "type"
+                };
                 let fd = &fields_of(t).expect("stub of object or interface")[f.as_str()];
                 let req: Vec<String> = fd
                     .arguments
@@ -642,7 +719,11 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
                     .filter(|a| is_required(a))
                     .map(|a| format!("{}: {}", a.name, ty_str(&a.ty)))
                     .collect();
-                let args = if req.is_empty() { String::new() } else { format!("({})", req.join(", ")) };
+                let args = if req.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", req.join(", "))
+                };
                 out.push_str(&format!("{kw} {n} {{\n  {f}{args}: {}\n}}", ty_str(&fd.ty)));
             }
         }
@@ -658,12 +739,17 @@ pub fn render(graph: &SchemaGraph, sel: &Selection, pr: &Pruner<'_>, opts: Rende
         }
     }
     if opts.closed {
-        let m_root = graph.root(RootKind::Mutation).filter(|m| sel.has_type(m) || stubs.contains(*m));
+        let m_root = graph
+            .root(RootKind::Mutation)
+            .filter(|m| sel.has_type(m) || stubs.contains(*m));
         let s_root = graph
             .root(RootKind::Subscription)
             .filter(|m| sel.has_type(m) || stubs.contains(*m));
         let q = q_root.as_deref().unwrap_or("Query");
-        if q != "Query" || m_root.is_some_and(|m| m != "Mutation") || s_root.is_some_and(|s| s != "Subscription") {
+        if q != "Query"
+            || m_root.is_some_and(|m| m != "Mutation")
+            || s_root.is_some_and(|s| s != "Subscription")
+        {
             let mut s = format!("schema {{\n  query: {q}\n");
             if let Some(m) = m_root {
                 s.push_str(&format!("  mutation: {m}\n"));

@@ -45,8 +45,15 @@ fn budgets_are_never_exceeded_and_counts_are_true() {
         for b in [5usize, 50, 300, 1500, 6000] {
             for closed in [false, true] {
                 let sl = s.slice(Q, &[], &opts(Some(b), style, closed)).unwrap();
-                assert!(sl.tokens <= b, "{style:?} {b} {closed}: {} tokens", sl.tokens);
-                assert_eq!(sl.tokens, TokenMeter::new(Encoding::Cl100kBase).count(&sl.sdl));
+                assert!(
+                    sl.tokens <= b,
+                    "{style:?} {b} {closed}: {} tokens",
+                    sl.tokens
+                );
+                assert_eq!(
+                    sl.tokens,
+                    TokenMeter::new(Encoding::Cl100kBase).count(&sl.sdl)
+                );
                 if !sl.sdl.trim().is_empty() {
                     Document::parse(&sl.sdl, "s.graphql")
                         .unwrap_or_else(|e| panic!("{style:?} {b}: {e}\n{}", sl.sdl));
@@ -68,16 +75,34 @@ fn tiny_budgets_give_a_partial_slice_that_says_what_is_missing() {
     assert!(sl.tokens <= 5);
     assert!(sl.partial);
     assert!(!sl.left_out.is_empty(), "{sl:?}");
-    let sl = s.slice(Q, &[], &opts(Some(50), Style::Bare, false)).unwrap();
+    let sl = s
+        .slice(Q, &[], &opts(Some(50), Style::Bare, false))
+        .unwrap();
     assert!(sl.tokens <= 50 && !sl.left_out.is_empty());
-    assert!(!sl.coordinates.is_empty(), "50 tokens hold at least one field:\n{}", sl.sdl);
+    assert!(
+        !sl.coordinates.is_empty(),
+        "50 tokens hold at least one field:\n{}",
+        sl.sdl
+    );
     // A roomy budget: complete, root path included, nothing partial.
-    let big = s.slice(Q, &[], &opts(Some(6000), Style::Bare, false)).unwrap();
+    let big = s
+        .slice(Q, &[], &opts(Some(6000), Style::Bare, false))
+        .unwrap();
     assert!(!big.partial);
-    for c in ["Query.repository", "Query.repository(owner:)", "Repository.pullRequests", "PullRequest.title"] {
+    for c in [
+        "Query.repository",
+        "Query.repository(owner:)",
+        "Repository.pullRequests",
+        "PullRequest.title",
+    ] {
         assert!(big.coordinates.iter().any(|x| x == c), "{c}");
     }
-    assert!(big.coordinates.iter().any(|x| x == "Repository.pullRequests(states:)"), "open ~ states enum");
+    assert!(
+        big.coordinates
+            .iter()
+            .any(|x| x == "Repository.pullRequests(states:)"),
+        "open ~ states enum"
+    );
     assert!(!big.sdl.contains("type Mutation"));
 }
 
@@ -85,7 +110,10 @@ fn tiny_budgets_give_a_partial_slice_that_says_what_is_missing() {
 fn closed_slices_validate_and_open_ones_list_what_is_not_shown() {
     for (id, q) in [
         ("github", Q),
-        ("linear", "issues assigned to me in the current cycle with their labels"),
+        (
+            "linear",
+            "issues assigned to me in the current cycle with their labels",
+        ),
         ("singapore", "carpark availability near a postal code"),
     ] {
         let s = slicer(id);
@@ -113,7 +141,11 @@ fn styles_differ_in_size_and_say_pagination_once() {
     let sl = s.slice(Q, &[], &opts(None, Style::Sdl, false)).unwrap();
     let (bare, tb) = s.rerender(&sl, Style::Bare, false, Encoding::Cl100kBase);
     let (compact, tc) = s.rerender(&sl, Style::Compact, false, Encoding::Cl100kBase);
-    assert!(tb < tc && tc < sl.tokens, "bare {tb} compact {tc} sdl {}", sl.tokens);
+    assert!(
+        tb < tc && tc < sl.tokens,
+        "bare {tb} compact {tc} sdl {}",
+        sl.tokens
+    );
     assert!(!bare.contains("\"\"\""));
     let pag = "Returns the elements in the list that come after the specified cursor.";
     assert!(sl.sdl.matches(pag).count() > 1, "{}", sl.sdl);
@@ -127,13 +159,25 @@ fn styles_differ_in_size_and_say_pagination_once() {
 fn seeds_are_included_even_mutations() {
     let s = slicer("github");
     let mut o = opts(None, Style::Bare, false);
-    o.seeds = vec!["Mutation.addStar".into(), "Repository.issues(labels:)".into()];
+    o.seeds = vec![
+        "Mutation.addStar".into(),
+        "Repository.issues(labels:)".into(),
+    ];
     let sl = s.slice("star a repository", &[], &o).unwrap();
     assert!(sl.coordinates.iter().any(|c| c == "Mutation.addStar"));
-    assert!(sl.coordinates.iter().any(|c| c == "Repository.issues(labels:)"));
+    assert!(sl
+        .coordinates
+        .iter()
+        .any(|c| c == "Repository.issues(labels:)"));
     o.seeds = vec!["Repository.nope".into()];
     assert!(s.slice("x", &[], &o).is_err());
     // Without seeds, never Mutation.
-    let sl = s.slice("add a star to a repository", &[], &opts(None, Style::Bare, false)).unwrap();
+    let sl = s
+        .slice(
+            "add a star to a repository",
+            &[],
+            &opts(None, Style::Bare, false),
+        )
+        .unwrap();
     assert!(!sl.coordinates.iter().any(|c| c.starts_with("Mutation.")));
 }

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use clap::Parser;
 
 #[derive(Parser, Debug)]
-#[command(name = "gqlnav-serve", about = "gqlnav MCP server and GraphQL endpoint")]
+#[command(
+    name = "gqlnav-serve",
+    about = "gqlnav MCP server and GraphQL endpoint"
+)]
 struct Cli {
     /// Schema: an SDL file, an introspection JSON file or an http(s) endpoint.
     #[arg(long, short = 's', value_name = "PATH|URL")]

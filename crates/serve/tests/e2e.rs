@@ -1,0 +1,699 @@
+//! End-to-end tests with real components: the `gqlnav-serve` binary (same flags and code
+//! as `gqlnav serve`), the official MCP Python SDK as client (stdio and streamable HTTP),
+//! and a graphql-yoga + @graphql-tools/mock upstream on 127.0.0.1.
+//!
+//! Needs: `GQLNAV_PYMCP` = a directory with the `mcp` package
+//! (`pip install --target /work/.cache/pymcp mcp`), Node 20 + npm (`npm ci` runs in
+//! tests/support when node_modules is missing). A missing prerequisite FAILS the test.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const SECRET: &str = "Bearer sekret-token-4821";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+fn support() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support")
+}
+fn schema(id: &str) -> String {
+    root()
+        .join(format!("benchmarks/wg/schemas/{id}/schema.graphql"))
+        .display()
+        .to_string()
+}
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_gqlnav-serve")
+}
+
+fn pymcp() -> String {
+    let dir = std::env::var("GQLNAV_PYMCP").unwrap_or_else(|_| {
+        panic!("GQLNAV_PYMCP is not set: install the MCP Python SDK with `pip install --target /work/.cache/pymcp mcp` and set GQLNAV_PYMCP=/work/.cache/pymcp")
+    });
+    assert!(
+        Path::new(&dir).join("mcp").is_dir(),
+        "GQLNAV_PYMCP={dir} holds no `mcp` package; run `pip install --target {dir} mcp`"
+    );
+    dir
+}
+
+/// A child process killed on drop.
+struct Proc(Child);
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn ensure_node_modules() {
+    if support().join("node_modules/graphql-yoga").is_dir() {
+        return;
+    }
+    let st = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(support())
+        .status()
+        .expect("npm not found: install Node 20 + npm to run the upstream tests");
+    assert!(st.success(), "npm ci failed in {}", support().display());
+}
+
+/// Wait for a line on a reader matching `prefix`, return the rest of the line.
+fn wait_line(r: impl Read + Send + 'static, needle: &'static str, secs: u64) -> String {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(r).lines().map_while(Result::ok) {
+            if !sent {
+                if let Some(i) = line.find(needle) {
+                    let _ = tx.send(line[i + needle.len()..].trim().to_string());
+                    sent = true;
+                }
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(secs))
+        .unwrap_or_else(|_| panic!("no `{needle}` line within {secs} s"))
+}
+
+/// Start the mock upstream over a schema file; returns (process, port).
+fn upstream(schema_file: &str) -> (Proc, u16) {
+    ensure_node_modules();
+    let mut c = Command::new("node")
+        .arg(support().join("upstream.js"))
+        .arg(schema_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node not found");
+    let out = c.stdout.take().unwrap();
+    let p = Proc(c);
+    let port = wait_line(out, "LISTENING ", 60).parse().unwrap();
+    (p, port)
+}
+
+/// Start gqlnav-serve with extra args; waits for the `needle` line on stderr and returns
+/// the address printed there.
+fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
+    let mut c = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = c.stderr.take().unwrap();
+    let p = Proc(c);
+    let line = wait_line(err, needle, 180);
+    (p, line)
+}
+
+fn py(args: &[&str]) -> Value {
+    let out = Command::new("python3")
+        .arg(support().join("mcp_client.py"))
+        .args(args)
+        .env("PYTHONPATH", pymcp())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("python3 not found");
+    assert!(
+        out.status.success(),
+        "MCP client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "client output is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn calls(v: &Value) -> &Vec<Value> {
+    v["calls"].as_array().unwrap()
+}
+
+fn github_calls() -> Value {
+    json!([
+        ["search_schema", {"query": "open pull requests of a repository", "limit": 5}],
+        ["introspect", {"type": "Repo"}],
+        ["introspect", {"coordinates": ["Repository.pullRequests"], "depth": 1}],
+        ["validate", {"operation": "{ repository(owner: \"a\", name: \"b\") { nam } }"}],
+        ["validate", {"operation": "query Q { repository(owner: \"a\", name: \"b\") { pullRequests(first: 3, states: OPEN) { nodes { title } } } }"}],
+        ["execute", {"operation": "{ viewer { login } }"}],
+        ["search_schema", {"query": "open pull requests of a repository", "limit": 5, "cursor": "PLACEHOLDER"}]
+    ])
+}
+
+fn check_github_results(v: &Value) {
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for t in ["search_schema", "introspect", "validate", "execute"] {
+        assert!(names.contains(&t), "tool {t} missing: {names:?}");
+    }
+    let search_tool = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_schema")
+        .unwrap();
+    assert_eq!(
+        search_tool["inputSchema"]["properties"]["limit"]["default"],
+        10
+    );
+    let c = calls(v);
+    // search_schema
+    assert_eq!(c[0]["isError"], false);
+    let text = c[0]["text"].as_str().unwrap();
+    assert!(text.contains("Repository.pullRequests"), "{text}");
+    assert!(
+        text.contains("path: Query.repository > Repository.pullRequests"),
+        "{text}"
+    );
+    let res = c[0]["structured"]["results"].as_array().unwrap();
+    assert_eq!(res.len(), 5);
+    let s0 = res[0]["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&s0));
+    assert!(res[0]["pathsToRoot"].is_array());
+    assert!(res[0]["kind"] == "field");
+    // unknown type: an ERROR with suggestions (not an empty success)
+    assert_eq!(c[1]["isError"], true);
+    assert!(
+        c[1]["text"].as_str().unwrap().contains("Repository"),
+        "{}",
+        c[1]["text"]
+    );
+    // introspect a field: its SDL with args
+    assert_eq!(c[2]["isError"], false);
+    let sdl = c[2]["text"].as_str().unwrap();
+    assert!(
+        sdl.contains("type Repository {")
+            && sdl.contains("pullRequests(")
+            && sdl.contains("states: [PullRequestState!]"),
+        "{sdl}"
+    );
+    // validate invalid: compact, with a did-you-mean
+    assert_eq!(c[3]["isError"], true);
+    let t = c[3]["text"].as_str().unwrap();
+    assert!(t.contains("did you mean Repository.name"), "{t}");
+    assert!(t.contains("Introspect Repository"), "{t}");
+    // validate valid
+    assert_eq!(c[4]["isError"], false, "{}", c[4]["text"]);
+    assert!(c[4]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Valid query `Q`"));
+    // execute without upstream: an error that says why
+    assert_eq!(c[5]["isError"], true);
+    assert!(c[5]["text"]
+        .as_str()
+        .unwrap()
+        .contains("no upstream endpoint"));
+    // a cursor from nowhere is refused with advice
+    assert_eq!(c[6]["isError"], true);
+}
+
+#[test]
+fn mcp_python_sdk_over_stdio_on_github() {
+    let cmd = [bin(), "--schema", &schema("github")];
+    let calls_json = github_calls().to_string();
+    let mut args = vec!["stdio", calls_json.as_str(), "--"];
+    args.extend(cmd.iter().copied());
+    let v = py(&args);
+    check_github_results(&v);
+    // Pagination: the cursor of page 1 gives page 2, no overlap.
+    let first = &calls(&v)[0]["structured"];
+    let cursor = first["nextCursor"].as_str().unwrap().to_string();
+    let paged = json!([["search_schema", {"query": "open pull requests of a repository", "limit": 5, "cursor": cursor}]]).to_string();
+    let mut args = vec!["stdio", paged.as_str(), "--"];
+    args.extend(cmd.iter().copied());
+    let v2 = py(&args);
+    let page2 = calls(&v2)[0]["structured"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(page2.len(), 5);
+    let p1: Vec<&Value> = first["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["coordinate"])
+        .collect();
+    for r in &page2 {
+        assert!(
+            !p1.contains(&&r["coordinate"]),
+            "page 2 repeats {}",
+            r["coordinate"]
+        );
+    }
+}
+
+#[test]
+fn mcp_python_sdk_over_http_executes_against_yoga() {
+    let (_up, port) = upstream(&schema("linear"));
+    let endpoint = format!("http://127.0.0.1:{port}/graphql");
+    let (srv, url) = server(
+        &[
+            "--schema",
+            &schema("linear"),
+            "--http",
+            "127.0.0.1:0",
+            "--endpoint",
+            &endpoint,
+            "--header",
+            &format!("Authorization: {SECRET}"),
+        ],
+        "MCP streamable HTTP on ",
+    );
+    let calls_json = json!([
+        ["execute", {"operation": "query Me { viewer { id name } }"}],
+        ["execute", {"operation": "{ viewer { nam } }"}],
+        ["execute", {"operation": "mutation Archive { issueArchive(id: \"x\") { success } }"}],
+        ["execute", {"operation": "subscription S { issueArchived { id } }"}],
+        ["search_schema", {"query": "archive an issue"}],
+        ["validate", {"operation": "mutation Archive { issueArchive(id: \"x\") { success } }"}]
+    ])
+    .to_string();
+    let v = py(&["http", &calls_json, &url]);
+    let all = v.to_string();
+    assert!(
+        !all.contains("sekret-token-4821"),
+        "a secret leaked into tool output"
+    );
+    let c = calls(&v);
+    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    assert!(
+        c[0]["structured"]["data"]["viewer"]["name"].is_string(),
+        "{}",
+        c[0]
+    );
+    assert_eq!(c[1]["isError"], true);
+    assert!(
+        c[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean User.name"),
+        "{}",
+        c[1]["text"]
+    );
+    assert_eq!(c[2]["isError"], true);
+    assert!(c[2]["text"]
+        .as_str()
+        .unwrap()
+        .contains("mutation `Archive` is refused"));
+    assert_eq!(c[3]["isError"], true);
+    assert!(c[3]["text"]
+        .as_str()
+        .unwrap()
+        .contains("subscriptions are not executed"));
+    assert_eq!(c[4]["isError"], false);
+    assert_eq!(c[5]["isError"], false);
+    assert!(c[5]["text"]
+        .as_str()
+        .unwrap()
+        .contains("execute would refuse"));
+    // The trusted header reached the upstream.
+    let seen: Value = reqwest::blocking::get(format!("http://127.0.0.1:{port}/seen"))
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(seen["authorization"], SECRET);
+    drop(srv);
+
+    // Mutations allowed by name in local config.
+    let (_srv2, url2) = server(
+        &[
+            "--schema",
+            &schema("linear"),
+            "--http",
+            "127.0.0.1:0",
+            "--endpoint",
+            &endpoint,
+            "--allow-mutations",
+            "Archive",
+            "--reload-seconds",
+            "0",
+        ],
+        "MCP streamable HTTP on ",
+    );
+    let calls_json = json!([
+        ["execute", {"operation": "mutation Archive { issueArchive(id: \"x\") { success } }"}],
+        ["execute", {"operation": "mutation Other { issueArchive(id: \"x\") { success } }"}]
+    ])
+    .to_string();
+    let v = py(&["http", &calls_json, &url2]);
+    let c = calls(&v);
+    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    assert!(c[0]["structured"]["data"]["issueArchive"]["success"].is_boolean());
+    assert_eq!(c[1]["isError"], true);
+}
+
+#[test]
+fn mcp_python_sdk_over_http_on_github() {
+    let (_srv, url) = server(
+        &["--schema", &schema("github"), "--http", "127.0.0.1:0"],
+        "MCP streamable HTTP on ",
+    );
+    let calls_json = github_calls().to_string();
+    let v = py(&["http", &calls_json, &url]);
+    check_github_results(&v);
+    // DNS-rebinding guard: a foreign Host is refused.
+    let r = reqwest::blocking::Client::new()
+        .post(&url)
+        .header("host", "evil.example.com")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}"#)
+        .send()
+        .unwrap();
+    assert!(
+        r.status().is_client_error(),
+        "foreign Host accepted: {}",
+        r.status()
+    );
+}
+
+fn gql(url: &str, body: Value) -> Value {
+    reqwest::blocking::Client::new()
+        .post(url)
+        .json(&body)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap()
+}
+
+#[test]
+fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
+    // An introspection JSON of the GitHub schema (its SDL does not validate in graphql-js).
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("github.json");
+    let out = Command::new(bin())
+        .args(["--schema", &schema("github"), "--dump-introspection"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::write(&json_path, &out.stdout).unwrap();
+    let (_up, port) = upstream(json_path.to_str().unwrap());
+    let (_srv, line) = server(
+        &[
+            "--schema",
+            &schema("github"),
+            "--graphql",
+            "127.0.0.1:0",
+            "--no-stdio",
+            "--endpoint",
+            &format!("http://127.0.0.1:{port}/graphql"),
+            "--header",
+            &format!("Authorization: {SECRET}"),
+        ],
+        "GraphQL endpoint on ",
+    );
+    let url = line.clone();
+
+    // __search, with the RFC's fields and a union definition.
+    let r = gql(
+        &url,
+        json!({"query": "query S($q: String!) { __search(query: $q, first: 3) { coordinate score cursor pathsToRoot definition { __typename ... on __Field { name args { name } type { kind name ofType { name } } } } } }", "variables": {"q": "open pull requests of a repository"}}),
+    );
+    assert!(r.get("errors").is_none(), "{r}");
+    let res = r["data"]["__search"].as_array().unwrap();
+    assert_eq!(res.len(), 3);
+    assert_eq!(res[0]["definition"]["__typename"], "__Field");
+    assert!(
+        res.iter()
+            .any(|x| x["coordinate"] == "Repository.pullRequests"),
+        "{r}"
+    );
+    assert!(res[0]["pathsToRoot"][0][0]
+        .as_str()
+        .unwrap()
+        .starts_with("Query."));
+    // after + minScore
+    let cursor = res[2]["cursor"].as_str().unwrap();
+    let r2 = gql(
+        &url,
+        json!({"query": format!("{{ __search(query: \"open pull requests of a repository\", first: 3, after: \"{cursor}\", minScore: 0.0) {{ coordinate score }} }}")}),
+    );
+    let res2 = r2["data"]["__search"].as_array().unwrap();
+    assert_eq!(res2.len(), 3, "{r2}");
+    assert!(res2
+        .iter()
+        .all(|x| !res.iter().any(|y| y["coordinate"] == x["coordinate"])));
+    let r3 = gql(
+        &url,
+        json!({"query": "{ __search(query: \"pull requests\", first: 50, minScore: 0.9) { score } }"}),
+    );
+    assert!(r3["data"]["__search"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["score"].as_f64().unwrap() >= 0.9));
+
+    // __definitions: same order as asked, each the right meta type.
+    let r = gql(
+        &url,
+        json!({"query": "{ __definitions(coordinates: [\"Repository\", \"Repository.name\", \"Query.repository(owner:)\", \"IssueState.OPEN\", \"@deprecated\"]) { __typename ... on __Type { typeName: name kind } ... on __Field { name } ... on __InputValue { name type { kind } } ... on __EnumValue { name } ... on __Directive { name } } }"}),
+    );
+    let defs = r["data"]["__definitions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    let kinds: Vec<&str> = defs
+        .iter()
+        .map(|d| d["__typename"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "__Type",
+            "__Field",
+            "__InputValue",
+            "__EnumValue",
+            "__Directive"
+        ]
+    );
+    assert_eq!(defs[0]["kind"], "OBJECT");
+    assert_eq!(defs[0]["typeName"], "Repository");
+    assert_eq!(defs[2]["name"], "owner");
+    let bad = gql(
+        &url,
+        json!({"query": "{ __definitions(coordinates: [\"Repo.nam\"]) { __typename } }"}),
+    );
+    assert!(
+        bad["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown coordinate"),
+        "{bad}"
+    );
+
+    // Introspecting the RFC types themselves.
+    let r = gql(
+        &url,
+        json!({"query": "{ sr: __type(name: \"__SearchResult\") { kind fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } sd: __type(name: \"__SchemaDefinition\") { kind possibleTypes { name } } q: __type(name: \"Query\") { fields { name args { name defaultValue type { kind name ofType { kind name } } } } } }"}),
+    );
+    assert!(r.get("errors").is_none(), "{r}");
+    let f = |n: &str| -> Value {
+        r["data"]["sr"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == n)
+            .unwrap_or_else(|| panic!("no __SearchResult.{n}"))["type"]
+            .clone()
+    };
+    assert_eq!(
+        f("coordinate"),
+        json!({"kind": "NON_NULL", "name": null, "ofType": {"kind": "SCALAR", "name": "String", "ofType": null}})
+    );
+    assert_eq!(f("definition")["ofType"]["name"], "__SchemaDefinition");
+    assert_eq!(
+        f("score"),
+        json!({"kind": "SCALAR", "name": "Float", "ofType": null})
+    );
+    assert_eq!(f("cursor")["ofType"]["name"], "String");
+    let p = f("pathsToRoot");
+    assert_eq!(p["kind"], "NON_NULL");
+    assert_eq!(p["ofType"]["kind"], "LIST");
+    assert_eq!(p["ofType"]["ofType"]["kind"], "NON_NULL");
+    assert_eq!(p["ofType"]["ofType"]["ofType"]["kind"], "LIST");
+    assert_eq!(r["data"]["sd"]["kind"], "UNION");
+    let members: Vec<&str> = r["data"]["sd"]["possibleTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        members,
+        [
+            "__Type",
+            "__Field",
+            "__InputValue",
+            "__EnumValue",
+            "__Directive"
+        ]
+    );
+    let qf = r["data"]["q"]["fields"].as_array().unwrap();
+    let search = qf
+        .iter()
+        .find(|x| x["name"] == "__search")
+        .expect("__search on Query");
+    let first = search["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "first")
+        .unwrap();
+    assert_eq!(first["defaultValue"], "10");
+    assert_eq!(first["type"]["kind"], "NON_NULL");
+    assert!(qf.iter().any(|x| x["name"] == "__definitions"));
+
+    // Standard introspection and __typename, locally.
+    let r = gql(
+        &url,
+        json!({"query": "{ __typename __schema { queryType { name } } }"}),
+    );
+    assert_eq!(r["data"]["__schema"]["queryType"]["name"], "Query");
+
+    // Proxy: a normal query goes upstream with the trusted header; nothing secret returns.
+    let r = gql(&url, json!({"query": "{ viewer { login } }"}));
+    assert!(r["data"]["viewer"]["login"].is_string(), "{r}");
+    let seen: Value = reqwest::blocking::get(format!("http://127.0.0.1:{port}/seen"))
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(seen["authorization"], SECRET);
+    let get: Value = reqwest::blocking::get(format!(
+        "{url}?query=%7B%20viewer%20%7B%20login%20%7D%20%7D"
+    ))
+    .unwrap()
+    .json()
+    .unwrap();
+    assert!(get["data"]["viewer"]["login"].is_string(), "{get}");
+
+    // Mixed operations are refused with a clear error.
+    let r = gql(
+        &url,
+        json!({"query": "{ viewer { login } __search(query: \"x\") { coordinate } }"}),
+    );
+    assert!(
+        r["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("two separate operations"),
+        "{r}"
+    );
+    // Mutations refused by default; invalid queries answered with suggestions.
+    let r = gql(
+        &url,
+        json!({"query": "mutation M { addStar(input: {starrableId: \"x\"}) { clientMutationId } }"}),
+    );
+    assert!(
+        r["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("refused"),
+        "{r}"
+    );
+    let r = gql(&url, json!({"query": "{ viewer { logn } }"}));
+    assert!(
+        r["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean User.login"),
+        "{r}"
+    );
+    // Depth bound.
+    let deep = format!(
+        "{{ viewer {} login {} }}",
+        "{ repositories(first: 1) { nodes { owner { ... on User { ".repeat(4),
+        "} } } } }".repeat(4)
+    );
+    let r = gql(&url, json!({"query": deep}));
+    assert!(
+        r["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("levels deep"),
+        "{r}"
+    );
+    // Host guard and body limit.
+    let c = reqwest::blocking::Client::new();
+    let r = c
+        .post(&url)
+        .header("host", "evil.example.com")
+        .json(&json!({"query": "{ __typename }"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let r = c
+        .post(&url)
+        .header("origin", "http://evil.example.com")
+        .json(&json!({"query": "{ __typename }"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let big = "x".repeat(2 * 1024 * 1024);
+    let r = c.post(&url).json(&json!({"query": big})).send().unwrap();
+    assert_eq!(r.status(), 413);
+    assert!(!format!("{seen}").is_empty());
+}
+
+#[test]
+fn upstream_safety_redirects_size_and_time() {
+    let (_up, port) = upstream(&schema("singapore"));
+    let q = json!({"query": "{ allClinics { name } }"});
+    for (path, extra, want) in [
+        ("/redirect", vec![], "redirect"),
+        ("/big", vec![], "exceeded"),
+        ("/slow", vec!["--timeout", "1"], "did not answer within 1 s"),
+    ] {
+        let endpoint = format!("http://127.0.0.1:{port}{path}");
+        let mut args = vec![
+            "--schema".to_string(),
+            schema("singapore"),
+            "--graphql".into(),
+            "127.0.0.1:0".into(),
+            "--no-stdio".into(),
+            "--endpoint".into(),
+            endpoint,
+            "--header".into(),
+            format!("Authorization: {SECRET}"),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (_srv, url) = server(&refs, "GraphQL endpoint on ");
+        let r = gql(&url, q.clone());
+        let msg = r["errors"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(msg.contains(want), "{path}: {r}");
+        assert!(!r.to_string().contains("sekret"), "secret in {r}");
+    }
+    // Non-http(s) upstreams are refused at start.
+    let out = Command::new(bin())
+        .args([
+            "--schema",
+            &schema("singapore"),
+            "--graphql",
+            "127.0.0.1:0",
+            "--endpoint",
+            "file:///etc/passwd",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only http:// and https://"));
+}
