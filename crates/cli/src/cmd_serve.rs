@@ -103,7 +103,7 @@ pub fn saved_index_factory(dir: PathBuf) -> BackendFactory {
             match Bm25Backend::load(&dir, ctx) {
                 Ok(b) => return Ok(Box::new(b) as Box<dyn SearchBackend>),
                 Err(e) => {
-                    tracing::warn!("saved index not used ({e}); indexing in memory");
+                    eprintln!("gqlnav: saved index not used ({e}); indexing in memory");
                     let mut b = Bm25Backend::new(Bm25Config::new(Analyzer::Identifier));
                     b.index(ctx).map_err(|e| e.to_string())?;
                     return Ok(Box::new(b));
@@ -143,12 +143,12 @@ pub fn run(
     let state = Arc::new(
         AppState::build(graph.clone(), factory, config).context("building the search index")?,
     );
-    tracing::info!(
-        fields = graph.field_count(),
-        ms = t0.elapsed().as_millis() as u64,
-        backend = %state.snapshot().backend.name(),
-        "index ready for {}",
-        graph.source
+    eprintln!(
+        "gqlnav: index ready for {} ({} fields, {}) in {} ms",
+        graph.source,
+        graph.field_count(),
+        state.snapshot().backend.name(),
+        t0.elapsed().as_millis()
     );
     if let Some(every) = poll {
         if Path::new(&source).is_file() {

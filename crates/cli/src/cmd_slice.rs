@@ -93,7 +93,11 @@ pub fn run(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<()> {
     if !s.left_out.is_empty() {
         println!(
             "# left out{}: {}",
-            if s.partial { " (budget below one root path)" } else { "" },
+            if s.partial {
+                " (budget below one root path)"
+            } else {
+                ""
+            },
             s.left_out.join(", ")
         );
     }
@@ -110,7 +114,11 @@ pub struct SliceBenchArgs {
     #[arg(long, default_value = "github,linear,singapore", value_delimiter = ',')]
     pub schema_ids: Vec<String>,
     /// Budgets in cl100k_base tokens (comma-separated; `auto` for the slicer's own size).
-    #[arg(long, default_value = "2000,4000,6000,8000,auto", value_delimiter = ',')]
+    #[arg(
+        long,
+        default_value = "2000,4000,6000,8000,auto",
+        value_delimiter = ','
+    )]
     pub slice_budgets: Vec<String>,
     /// Style of the graded slices.
     #[arg(long, default_value = "bare", value_parser = parse_style_arg)]
@@ -136,7 +144,10 @@ pub fn run_bench(args: &SliceBenchArgs) -> Result<()> {
         let budget = if b == "auto" {
             None
         } else {
-            Some(b.parse::<usize>().map_err(|_| anyhow!("bad budget {b:?}"))?)
+            Some(
+                b.parse::<usize>()
+                    .map_err(|_| anyhow!("bad budget {b:?}"))?,
+            )
         };
         let mut c = gqlnav_bench::SliceConfig::new(
             match budget {
@@ -154,7 +165,10 @@ pub fn run_bench(args: &SliceBenchArgs) -> Result<()> {
     }
     let runs = gqlnav_bench::run_slice_bench(&sets, &configs)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&gqlnav_bench::slice_json(&runs))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&gqlnav_bench::slice_json(&runs))?
+        );
     } else {
         print!("{}", gqlnav_bench::slice_markdown(&runs));
     }

@@ -4,6 +4,7 @@ mod backends;
 mod cmd_bench;
 mod cmd_corpus;
 mod cmd_search;
+mod cmd_serve;
 mod common;
 
 use clap::{Parser, Subcommand};
@@ -54,6 +55,24 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         after_help = "Examples:\n  gqlnav bench                                   the embedded 200 GitHub questions, default ranker\n  gqlnav bench --backend bm25 --analyzer standard,identifier --format raw,dot-plus-gloss,gloss,sdl\n  gqlnav bench -q benchmarks/wg/queries --schema-id linear --targets target --report out/\n  gqlnav bench -q my-questions.tsv --schema my.graphql --json"
     )]
     Bench(cmd_bench::BenchArgs),
+    /// Serve the schema to agents: an MCP server (stdio or streamable HTTP) with
+    /// search / introspect / validate / execute tools, and a GraphQL endpoint with
+    /// `__search` / `__definitions`.
+    #[command(after_help = "Examples:\n  gqlnav serve --schema schema.graphql                      MCP over stdio\n  gqlnav serve --schema schema.graphql --http 127.0.0.1:8808  MCP over streamable HTTP\n  gqlnav serve --schema schema.graphql --graphql 127.0.0.1:4000 --endpoint https://api.example.com/graphql -H 'Authorization: Bearer …'\n\nSee docs/serve.md for the config file, the tools and the safety defaults.")]
+    Serve {
+        #[command(flatten)]
+        schema: common::SchemaArgs,
+        #[command(flatten)]
+        serve: cmd_serve::ServeArgs,
+    },
+}
+
+fn run_serve(schema: common::SchemaArgs, serve: cmd_serve::ServeArgs) -> anyhow::Result<()> {
+    // Quiet load: stdout must stay clean for MCP over stdio.
+    let graph = std::sync::Arc::new(schema.load(true)?);
+    let headers = schema.endpoint_options()?.headers;
+    let source = schema.schema.clone().unwrap_or_else(|| "builtin:github".into());
+    cmd_serve::run(serve, graph, source, headers, None)
 }
 
 fn main() {
@@ -63,6 +82,7 @@ fn main() {
         Command::Cost(a) => cmd_corpus::run_cost(a),
         Command::Search(a) => cmd_search::run(a),
         Command::Bench(a) => cmd_bench::run(a),
+        Command::Serve { schema, serve } => run_serve(schema, serve),
     };
     if let Err(e) = r {
         eprintln!("error: {e:#}");

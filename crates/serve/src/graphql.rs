@@ -97,7 +97,7 @@ pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, Strin
     Ok(schema)
 }
 
-fn served<'a>(snap: &'a Snapshot) -> Result<&'a Schema, String> {
+fn served(snap: &Snapshot) -> Result<&Schema, String> {
     snap.served
         .get_or_init(|| served_schema(&snap.graph))
         .as_ref()

@@ -122,10 +122,8 @@ impl Scrubber {
             return;
         }
         match v {
-            serde_json::Value::String(s) => {
-                if self.secrets.iter().any(|x| s.contains(x.as_str())) {
-                    *s = self.scrub(s);
-                }
+            serde_json::Value::String(s) if self.secrets.iter().any(|x| s.contains(x.as_str())) => {
+                *s = self.scrub(s);
             }
             serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.scrub_json(x)),
             serde_json::Value::Object(m) => m.values_mut().for_each(|x| self.scrub_json(x)),

@@ -616,9 +616,9 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     );
     // Depth bound.
     let deep = format!(
-        "{{ viewer {} login {} }}",
-        "{ repositories(first: 1) { nodes { owner { ... on User { ".repeat(4),
-        "} } } } }".repeat(4)
+        "{{ viewer {{ {} login {} }} }}",
+        "repositories(first: 1) { nodes { owner { ... on User { ".repeat(5),
+        "} } } } ".repeat(5)
     );
     let r = gql(&url, json!({"query": deep}));
     assert!(
