@@ -60,8 +60,8 @@ pub struct BackendArgs {
     /// Do not read or write the vector cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Weight of the vector side in `hybrid-weighted` (0..1).
-    #[arg(long, default_value_t = 0.5)]
+    /// Weight of the vector side in `hybrid` (0..1); 0.3 was best on github and linear.
+    #[arg(long, default_value_t = 0.3)]
     pub hybrid_weight: f32,
     /// BM25 k1.
     #[arg(long, default_value_t = 1.2)]
@@ -107,12 +107,12 @@ impl BackendArgs {
                             });
                         }
                     }
-                    "structure" | "vector" | "hybrid" | "hybrid-weighted" => out.push(BackendSpec {
+                    "structure" | "vector" | "hybrid" | "hybrid-rrf" | "hybrid-weighted" => out.push(BackendSpec {
                         backend: b.to_string(),
                         analyzer: Analyzer::Identifier,
                         rendering: *r,
                     }),
-                    other => bail!("unknown backend `{other}`; expected structure, bm25, vector, hybrid or hybrid-weighted"),
+                    other => bail!("unknown backend `{other}`; expected structure, bm25, vector, hybrid or hybrid-rrf"),
                 }
             }
         }
@@ -128,14 +128,14 @@ impl BackendArgs {
                 Ok(Box::new(Bm25Backend::new(c)))
             }
             "vector" => Ok(Box::new(self.vector()?)),
-            "hybrid" => Ok(Box::new(gqlnav_embed::HybridBackend::rrf(
+            "hybrid-rrf" => Ok(Box::new(gqlnav_embed::HybridBackend::rrf(
                 Box::new(self.vector()?),
                 self.build(&BackendSpec {
                     backend: "structure".into(),
                     ..spec.clone()
                 })?,
             ))),
-            "hybrid-weighted" => Ok(Box::new(gqlnav_embed::HybridBackend::weighted(
+            "hybrid" | "hybrid-weighted" => Ok(Box::new(gqlnav_embed::HybridBackend::weighted(
                 Box::new(self.vector()?),
                 self.build(&BackendSpec {
                     backend: "structure".into(),

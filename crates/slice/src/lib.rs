@@ -190,6 +190,9 @@ impl Ord for Cand {
     }
 }
 
+/// Seed fields (docs), seed types, forced arguments.
+type ParsedSeeds = (Vec<usize>, Vec<String>, Vec<(String, String, String)>);
+
 /// Per-question selection state.
 struct Ctx<'a> {
     pr: Pruner<'a>,
@@ -527,10 +530,7 @@ impl Slicer {
         (sel, left, first_unfit)
     }
 
-    fn parse_seeds(
-        &self,
-        seeds: &[String],
-    ) -> Result<(Vec<usize>, Vec<String>, Vec<(String, String, String)>), SliceError> {
+    fn parse_seeds(&self, seeds: &[String]) -> Result<ParsedSeeds, SliceError> {
         let mut fields = Vec::new();
         let mut types = Vec::new();
         let mut args = Vec::new();
@@ -725,7 +725,20 @@ impl Slicer {
                 sdl = with;
             }
         }
-        let tokens = meter.count(&sdl);
+        let mut tokens = meter.count(&sdl);
+        let mut partial = partial;
+        let mut sel = sel;
+        let mut r = r;
+        if opts.budget.is_some_and(|b| tokens > b) {
+            // Even the smallest well-formed slice (closed form: a query-root stub) is over
+            // the budget: return nothing rather than exceed it.
+            sdl.clear();
+            tokens = 0;
+            partial = true;
+            sel = Selection::default();
+            r.coordinates.clear();
+            r.types = 0;
+        }
         let mut seen = HashSet::new();
         let left_out: Vec<String> = left
             .iter()
