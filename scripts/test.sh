@@ -24,7 +24,7 @@ fi
 # The official MCP Python SDK, for the end-to-end MCP tests.
 if [ -z "${GQLNAV_PYMCP:-}" ]; then
   if [ ! -d "$CACHE/pymcp/mcp" ]; then
-    python3 -m pip install --quiet --target "$CACHE/pymcp" "mcp==1.*"
+    python3 -m pip install --quiet --target "$CACHE/pymcp" "mcp==2.3.0"
   fi
   export GQLNAV_PYMCP="$CACHE/pymcp"
 fi

@@ -28,8 +28,21 @@ pub enum TargetsArg {
     Target,
 }
 
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ModeArg {
+    /// Rank coordinates and grade the ranked list (recall@k, MRR, budgets).
+    Retrieval,
+    /// Build a slice per WG question and grade it as the WG strategies benchmark does.
+    Slice,
+}
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
+    /// What to measure.
+    #[arg(long, value_enum, default_value = "retrieval")]
+    pub mode: ModeArg,
+    #[command(flatten)]
+    pub slice: crate::cmd_slice::SliceBenchArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
     #[command(flatten)]
@@ -116,6 +129,11 @@ fn load_questions(a: &BenchArgs) -> Result<(Dataset, Option<PathBuf>)> {
 }
 
 pub fn run(mut a: BenchArgs) -> Result<()> {
+    if a.mode == ModeArg::Slice {
+        a.slice.report = a.report.clone();
+        a.slice.json = a.json;
+        return crate::cmd_slice::run_bench(&a.slice);
+    }
     let (ds, schema_guess) = load_questions(&a)?;
     if a.schema.schema.is_none() {
         if let Some(p) = schema_guess {

@@ -126,11 +126,12 @@ pub struct SliceBenchArgs {
     /// Grade closed (validating) slices.
     #[arg(long)]
     pub closed: bool,
-    /// Write slice.md, slice.json, slice_rows.jsonl and slice_pareto.svg into DIR.
-    #[arg(long, value_name = "DIR")]
+    /// Write slice.md, slice.json, slice_rows.jsonl and slice_pareto.svg into DIR
+    /// (set from `gqlnav bench --report`).
+    #[arg(skip)]
     pub report: Option<PathBuf>,
-    /// Print JSON instead of Markdown.
-    #[arg(long)]
+    /// Print JSON instead of Markdown (set from `gqlnav bench --json`).
+    #[arg(skip)]
     pub json: bool,
 }
 

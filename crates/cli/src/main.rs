@@ -5,6 +5,7 @@ mod cmd_bench;
 mod cmd_corpus;
 mod cmd_search;
 mod cmd_serve;
+mod cmd_slice;
 mod common;
 
 use clap::{Parser, Subcommand};
@@ -55,10 +56,23 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         after_help = "Examples:\n  gqlnav bench                                   the embedded 200 GitHub questions, default ranker\n  gqlnav bench --backend bm25 --analyzer standard,identifier --format raw,dot-plus-gloss,gloss,sdl\n  gqlnav bench -q benchmarks/wg/queries --schema-id linear --targets target --report out/\n  gqlnav bench -q my-questions.tsv --schema my.graphql --json"
     )]
     Bench(cmd_bench::BenchArgs),
+    /// Cut the smallest valid SDL slice that reaches what a question needs, under a
+    /// token budget.
+    #[command(
+        after_help = "Examples:\n  gqlnav slice \"merged pull requests with their authors\" --budget 2000\n  gqlnav slice \"schools by zone\" --schema schema.graphql --style compact --json\n  gqlnav slice \"issue labels\" --closed     (defines every named type; validates as a schema)"
+    )]
+    Slice {
+        #[command(flatten)]
+        args: cmd_slice::SliceArgs,
+        #[command(flatten)]
+        schema: common::SchemaArgs,
+    },
     /// Serve the schema to agents: an MCP server (stdio or streamable HTTP) with
     /// search / introspect / validate / execute tools, and a GraphQL endpoint with
     /// `__search` / `__definitions`.
-    #[command(after_help = "Examples:\n  gqlnav serve --schema schema.graphql                      MCP over stdio\n  gqlnav serve --schema schema.graphql --http 127.0.0.1:8808  MCP over streamable HTTP\n  gqlnav serve --schema schema.graphql --graphql 127.0.0.1:4000 --endpoint https://api.example.com/graphql -H 'Authorization: Bearer …'\n\nSee docs/serve.md for the config file, the tools and the safety defaults.")]
+    #[command(
+        after_help = "Examples:\n  gqlnav serve --schema schema.graphql                      MCP over stdio\n  gqlnav serve --schema schema.graphql --http 127.0.0.1:8808  MCP over streamable HTTP\n  gqlnav serve --schema schema.graphql --graphql 127.0.0.1:4000 --endpoint https://api.example.com/graphql -H 'Authorization: Bearer …'\n\nSee docs/serve.md for the config file, the tools and the safety defaults."
+    )]
     Serve {
         #[command(flatten)]
         schema: common::SchemaArgs,
@@ -71,7 +85,10 @@ fn run_serve(schema: common::SchemaArgs, serve: cmd_serve::ServeArgs) -> anyhow:
     // Quiet load: stdout must stay clean for MCP over stdio.
     let graph = std::sync::Arc::new(schema.load(true)?);
     let headers = schema.endpoint_options()?.headers;
-    let source = schema.schema.clone().unwrap_or_else(|| "builtin:github".into());
+    let source = schema
+        .schema
+        .clone()
+        .unwrap_or_else(|| "builtin:github".into());
     cmd_serve::run(serve, graph, source, headers, None)
 }
 
@@ -83,6 +100,9 @@ fn main() {
         Command::Search(a) => cmd_search::run(a),
         Command::Bench(a) => cmd_bench::run(a),
         Command::Serve { schema, serve } => run_serve(schema, serve),
+        Command::Slice { args, schema } => schema
+            .load(args.json)
+            .and_then(|g| cmd_slice::run(&args, std::sync::Arc::new(g))),
     };
     if let Err(e) = r {
         eprintln!("error: {e:#}");

@@ -6,10 +6,14 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
-use gqlnav_search::{Analyzer, Bm25Backend, Bm25Config, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights};
+use gqlnav_search::{
+    Analyzer, Bm25Backend, Bm25Config, Query, SearchBackend, SearchContext, StructureBackend,
+    StructureWeights,
+};
 
 fn ctx() -> SearchContext {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/wg/schemas/github/schema.graphql");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../benchmarks/wg/schemas/github/schema.graphql");
     let g = Arc::new(gqlnav_schema::load_file(&p).expect("github schema"));
     let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
     let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
@@ -26,7 +30,8 @@ const QUESTIONS: [&str; 4] = [
 fn bench(c: &mut Criterion) {
     let ctx = ctx();
     c.bench_function("load github SDL + build corpus", |b| {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/wg/schemas/github/schema.graphql");
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../benchmarks/wg/schemas/github/schema.graphql");
         b.iter(|| {
             let g = gqlnav_schema::load_file(&p).expect("github");
             Corpus::build(&g, CorpusOptions::default()).len()
@@ -54,11 +59,17 @@ fn bench(c: &mut Criterion) {
     let mut st = StructureBackend::new(StructureWeights::default());
     st.index(&ctx).expect("index");
     let mut i = 0;
-    for (name, be) in [("query bm25 standard", &bm as &dyn SearchBackend), ("query bm25 identifier", &bi), ("query structure", &st)] {
+    for (name, be) in [
+        ("query bm25 standard", &bm as &dyn SearchBackend),
+        ("query bm25 identifier", &bi),
+        ("query structure", &st),
+    ] {
         c.bench_function(name, |b| {
             b.iter(|| {
                 i = (i + 1) % QUESTIONS.len();
-                be.search(&Query::new(QUESTIONS[i]), 100).expect("search").len()
+                be.search(&Query::new(QUESTIONS[i]), 100)
+                    .expect("search")
+                    .len()
             })
         });
     }
