@@ -89,6 +89,9 @@ pub struct SchemaGraph {
     implementers: HashMap<String, Vec<String>>,
     /// per root kind: type -> fewest fields from that root.
     dist: HashMap<RootKind, HashMap<String, u64>>,
+    /// Memo of [`SchemaGraph::paths_to_type`] without a tail, keyed by
+    /// (type, max_paths, max_depth, include_mutation).
+    path_memo: std::sync::Mutex<HashMap<(String, usize, usize, bool), Vec<Vec<String>>>>,
 }
 
 impl std::fmt::Debug for SchemaGraph {
@@ -245,6 +248,7 @@ impl SchemaGraph {
             weighted_producers,
             implementers,
             dist: HashMap::new(),
+            path_memo: std::sync::Mutex::new(HashMap::new()),
         };
         for kind in [RootKind::Query, RootKind::Subscription, RootKind::Mutation] {
             if let Some(root) = g.root(kind).map(str::to_string) {
