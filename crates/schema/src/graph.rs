@@ -91,7 +91,7 @@ pub struct SchemaGraph {
     dist: HashMap<RootKind, HashMap<String, u64>>,
     /// Memo of [`SchemaGraph::paths_to_type`] without a tail, keyed by
     /// (type, max_paths, max_depth, include_mutation).
-    path_memo: std::sync::Mutex<HashMap<(String, usize, usize, bool), Vec<Vec<String>>>>,
+    path_memo: std::sync::Mutex<HashMap<PathKey, Vec<Vec<String>>>>,
 }
 
 impl std::fmt::Debug for SchemaGraph {
@@ -370,13 +370,57 @@ impl SchemaGraph {
         Ok(self.paths_to_type(&ty, tail.as_deref(), opts))
     }
 
-    /// Paths from the roots to type `ty`, each extended by `tail` if given.
+    /// Paths from the roots to type `ty`, each extended by `tail` if given. Results are
+    /// memoised per (type, options), so repeated look-ups (search hits, slices) are cheap.
     pub fn paths_to_type(
         &self,
         ty: &str,
         tail: Option<&str>,
         opts: PathOptions,
     ) -> Vec<Vec<String>> {
+        // The tail takes one field of the depth budget.
+        let depth = opts.max_depth.saturating_sub(usize::from(tail.is_some()));
+        let key: PathKey = (ty.to_string(), opts.max_paths, depth, opts.include_mutation);
+        let cached = self
+            .path_memo
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned());
+        let base = match cached {
+            Some(b) => b,
+            None => {
+                let b = self.compute_paths_to_type(
+                    ty,
+                    PathOptions {
+                        max_depth: depth,
+                        ..opts
+                    },
+                );
+                if let Ok(mut m) = self.path_memo.lock() {
+                    m.insert(key, b.clone());
+                }
+                b
+            }
+        };
+        let Some(t) = tail else { return base };
+        let mut out = Vec::with_capacity(base.len() + 1);
+        // A field of a root type is its own path, and comes first.
+        if let Some(k) = self.root_kind(ty) {
+            if k != RootKind::Mutation || opts.include_mutation {
+                out.push(vec![t.to_string()]);
+            }
+        }
+        for mut p in base {
+            p.push(t.to_string());
+            out.push(p);
+        }
+        out.truncate(opts.max_paths);
+        out
+    }
+
+    fn compute_paths_to_type(&self, ty: &str, opts: PathOptions) -> Vec<Vec<String>> {
+        let tail: Option<&str> = None;
+
         let mut out = Vec::new();
         let mut kinds = vec![RootKind::Query, RootKind::Subscription];
         if opts.include_mutation {
@@ -618,6 +662,9 @@ impl SchemaGraph {
             .sum()
     }
 }
+
+/// Memo key of paths to a type: (type, max paths, max depth, include mutation).
+type PathKey = (String, usize, usize, bool);
 
 /// Cost of one plain field hop, in milli-units.
 pub const HOP: u64 = 1000;
