@@ -391,6 +391,52 @@ impl HttpClient {
     }
 }
 
+/// The [`Embedder`] impl shared by the server embedders: each has an `http` client and a
+/// `batch` method that sends one request; only the id tag differs.
+macro_rules! server_embedder {
+    ($ty:ty, $tag:literal) => {
+        impl Embedder for $ty {
+            fn name(&self) -> String {
+                self.http.opts.model.clone()
+            }
+            fn id(&self) -> String {
+                self.http.id($tag)
+            }
+            fn dims(&self) -> Option<usize> {
+                self.http.dims()
+            }
+            fn prompts(&self) -> Prompts {
+                self.http.prompts()
+            }
+            fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+                self.embed_documents_with_progress(texts, &|_, _| {})
+            }
+            fn embed_documents_with_progress(
+                &self,
+                texts: &[String],
+                progress: Progress<'_>,
+            ) -> Result<Vec<Vec<f32>>> {
+                self.http
+                    .run(texts, &self.http.opts.document_prompt, progress, |b| {
+                        self.batch(b)
+                    })
+            }
+            fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+                let v = self.http.run(
+                    &[text.to_string()],
+                    &self.http.opts.query_prompt,
+                    &|_, _| {},
+                    |b| self.batch(b),
+                )?;
+                v.into_iter().next().ok_or_else(|| EmbedError::BadResponse {
+                    endpoint: self.http.url.to_string(),
+                    reason: "no vector for the query".into(),
+                })
+            }
+        }
+    };
+}
+
 /// An [Ollama](https://ollama.com) server's `/api/embed`.
 pub struct OllamaEmbedder {
     http: HttpClient,
@@ -427,45 +473,7 @@ impl OllamaEmbedder {
     }
 }
 
-impl Embedder for OllamaEmbedder {
-    fn name(&self) -> String {
-        self.http.opts.model.clone()
-    }
-    fn id(&self) -> String {
-        self.http.id("ollama")
-    }
-    fn dims(&self) -> Option<usize> {
-        self.http.dims()
-    }
-    fn prompts(&self) -> Prompts {
-        self.http.prompts()
-    }
-    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        self.embed_documents_with_progress(texts, &|_, _| {})
-    }
-    fn embed_documents_with_progress(
-        &self,
-        texts: &[String],
-        progress: Progress<'_>,
-    ) -> Result<Vec<Vec<f32>>> {
-        self.http
-            .run(texts, &self.http.opts.document_prompt, progress, |b| {
-                self.batch(b)
-            })
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
-        let v = self.http.run(
-            &[text.to_string()],
-            &self.http.opts.query_prompt,
-            &|_, _| {},
-            |b| self.batch(b),
-        )?;
-        v.into_iter().next().ok_or_else(|| EmbedError::BadResponse {
-            endpoint: self.http.url.to_string(),
-            reason: "no vector for the query".into(),
-        })
-    }
-}
+server_embedder!(OllamaEmbedder, "ollama");
 
 /// An OpenAI-compatible `/v1/embeddings` endpoint.
 pub struct OpenAiEmbedder {
@@ -529,42 +537,4 @@ impl OpenAiEmbedder {
     }
 }
 
-impl Embedder for OpenAiEmbedder {
-    fn name(&self) -> String {
-        self.http.opts.model.clone()
-    }
-    fn id(&self) -> String {
-        self.http.id("openai")
-    }
-    fn dims(&self) -> Option<usize> {
-        self.http.dims()
-    }
-    fn prompts(&self) -> Prompts {
-        self.http.prompts()
-    }
-    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        self.embed_documents_with_progress(texts, &|_, _| {})
-    }
-    fn embed_documents_with_progress(
-        &self,
-        texts: &[String],
-        progress: Progress<'_>,
-    ) -> Result<Vec<Vec<f32>>> {
-        self.http
-            .run(texts, &self.http.opts.document_prompt, progress, |b| {
-                self.batch(b)
-            })
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
-        let v = self.http.run(
-            &[text.to_string()],
-            &self.http.opts.query_prompt,
-            &|_, _| {},
-            |b| self.batch(b),
-        )?;
-        v.into_iter().next().ok_or_else(|| EmbedError::BadResponse {
-            endpoint: self.http.url.to_string(),
-            reason: "no vector for the query".into(),
-        })
-    }
-}
+server_embedder!(OpenAiEmbedder, "openai");
