@@ -40,7 +40,7 @@ use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend, Struc
 pub mod relevance;
 pub mod render;
 
-pub use relevance::{Relevance, PAGINATION_ARGS};
+pub use relevance::{Relevance, FORWARD_PAGINATION_ARGS, PAGINATION_ARGS};
 pub use render::{render, Pruner, RenderOptions, Rendered, Selection, Style};
 
 /// Errors building a slicer.
@@ -170,6 +170,8 @@ pub struct Slicer {
     doc_of: HashMap<String, usize>,
     /// type -> docs of its fields
     fields_of_type: HashMap<String, Vec<usize>>,
+    /// connection or edge type -> the wrapper docs a field returning it brings along
+    conn_memo: HashMap<String, Vec<usize>>,
 }
 
 fn est(chars: usize) -> f32 {
@@ -219,14 +221,24 @@ impl Slicer {
             fields_of_type.entry(e.owner.clone()).or_default().push(i);
             base_cost.push(est(e.name.len() + e.return_type.len() + 5));
         }
-        Ok(Slicer {
+        let mut slicer = Slicer {
             graph,
             corpus,
             backend,
             base_cost,
             doc_of,
             fields_of_type,
-        })
+            conn_memo: HashMap::new(),
+        };
+        let mut memo = HashMap::new();
+        for t in slicer.fields_of_type.keys() {
+            let c = slicer.compute_conn_docs(t);
+            if !c.is_empty() {
+                memo.insert(t.clone(), c);
+            }
+        }
+        slicer.conn_memo = memo;
+        Ok(slicer)
     }
 
     /// The schema graph.
@@ -289,21 +301,38 @@ impl Slicer {
         c
     }
 
-    /// Connection wrapper docs for a field returning a connection or edge.
+    /// Connection wrapper docs for a field returning a connection or edge: `nodes` and
+    /// `totalCount`; `edges` and `Edge.node` only when there is no `nodes` field or the
+    /// edge carries data of its own (`StarredRepositoryEdge.starredAt`), and then those
+    /// fields too (not `cursor`: `pageInfo` pages as well).
     fn conn_docs(&self, named: &str) -> Vec<usize> {
+        self.conn_memo.get(named).cloned().unwrap_or_default()
+    }
+
+    fn compute_conn_docs(&self, named: &str) -> Vec<usize> {
         let mut out = Vec::new();
         if unwrap_connection(&self.graph, named).is_none() {
             return out;
         }
-        for f in ["nodes", "edges", "node", "totalCount"] {
-            if let Some(&d) = self.doc_of.get(&format!("{named}.{f}")) {
-                out.push(d);
-                if f == "edges" {
-                    let edge = &self.corpus.entries[d].named_type;
-                    if let Some(&n) = self.doc_of.get(&format!("{edge}.node")) {
-                        out.push(n);
-                    }
-                }
+        let nodes = self.doc_of.get(&format!("{named}.nodes")).copied();
+        out.extend(nodes);
+        out.extend(self.doc_of.get(&format!("{named}.node")).copied());
+        out.extend(self.doc_of.get(&format!("{named}.totalCount")).copied());
+        if let Some(&ed) = self.doc_of.get(&format!("{named}.edges")) {
+            let edge = &self.corpus.entries[ed].named_type;
+            let extra: Vec<usize> = self
+                .fields_of_type
+                .get(edge)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .copied()
+                .filter(|&d| !matches!(self.corpus.entries[d].name.as_str(), "node" | "cursor"))
+                .collect();
+            if nodes.is_none() || !extra.is_empty() {
+                out.push(ed);
+                out.extend(self.doc_of.get(&format!("{edge}.node")).copied());
+                out.extend(extra);
             }
         }
         out

@@ -11,8 +11,13 @@ use std::collections::HashSet;
 
 use gqlnav_search::Analyzer;
 
-/// The pagination argument names every field keeps (the WG `buildSlice` rule).
+/// The pagination argument names (the WG `buildSlice` keeps all four on every field).
 pub const PAGINATION_ARGS: [&str; 4] = ["first", "after", "last", "before"];
+
+/// The pagination arguments a slice always keeps: forward paging (`first`, `after`) is
+/// enough to read any connection; `last`/`before` survive only when the question names
+/// them, like any other optional argument.
+pub const FORWARD_PAGINATION_ARGS: [&str; 2] = ["first", "after"];
 
 /// The question's terms.
 #[derive(Debug, Clone, Default)]

@@ -8,7 +8,7 @@ use gqlnav_schema::apollo_compiler::schema::{Component, ExtendedType};
 use gqlnav_schema::apollo_compiler::Node;
 use gqlnav_schema::{RootKind, SchemaGraph};
 
-use crate::relevance::{Relevance, PAGINATION_ARGS};
+use crate::relevance::{Relevance, FORWARD_PAGINATION_ARGS, PAGINATION_ARGS};
 
 /// How a slice is written.
 #[derive(
@@ -202,9 +202,11 @@ impl<'a> Pruner<'a> {
         single || self.keep_arg(a)
     }
 
-    /// Does argument `a` survive by itself (required, pagination, relevant)?
+    /// Does argument `a` survive by itself (required, forward pagination, relevant)?
     pub fn keep_arg(&self, a: &InputValueDefinition) -> bool {
-        is_required(a) || PAGINATION_ARGS.contains(&a.name.as_str()) || self.value_relevant(a, true)
+        is_required(a)
+            || FORWARD_PAGINATION_ARGS.contains(&a.name.as_str())
+            || self.value_relevant(a, true)
     }
 
     /// Does input field `f` survive?
