@@ -83,6 +83,13 @@ pub struct Knobs {
     pub child_blend: f32,
     /// Most types expanded that way per question.
     pub max_child_types: usize,
+    /// A field returning an object or interface type with at most this many fields brings
+    /// that type's scalar and enum fields along (a composite field cannot be selected
+    /// without a sub-selection, and a small type's leaves are cheap); 0 turns it off.
+    pub small_type_fields: usize,
+    /// Query-root entry fields (returning the type or a connection of it) packed with
+    /// the first field of each type, most relevant first; 0 turns it off.
+    pub root_entries_per_type: usize,
 }
 
 impl Default for Knobs {
@@ -100,6 +107,8 @@ impl Default for Knobs {
             paths_per_type: 1,
             child_blend: 0.3,
             max_child_types: 10,
+            small_type_fields: 5,
+            root_entries_per_type: 5,
         }
     }
 }
@@ -172,6 +181,10 @@ pub struct Slicer {
     fields_of_type: HashMap<String, Vec<usize>>,
     /// connection or edge type -> the wrapper docs a field returning it brings along
     conn_memo: HashMap<String, Vec<usize>>,
+    /// small object/interface type -> its leaf (scalar/enum) field docs
+    leaf_memo: HashMap<String, Vec<usize>>,
+    /// type -> query-root fields returning it or a connection of it
+    root_entries_of: HashMap<String, Vec<usize>>,
 }
 
 fn est(chars: usize) -> f32 {
@@ -200,6 +213,7 @@ struct Ctx<'a> {
     pr: Pruner<'a>,
     value: HashMap<usize, f32>,
     path_cache: HashMap<String, Vec<usize>>,
+    pkg_cache: HashMap<usize, std::rc::Rc<Vec<usize>>>,
     arg_cost: HashMap<usize, f32>,
     style: Style,
 }
@@ -229,6 +243,8 @@ impl Slicer {
             doc_of,
             fields_of_type,
             conn_memo: HashMap::new(),
+            leaf_memo: HashMap::new(),
+            root_entries_of: HashMap::new(),
         };
         let mut memo = HashMap::new();
         for t in slicer.fields_of_type.keys() {
@@ -238,6 +254,34 @@ impl Slicer {
             }
         }
         slicer.conn_memo = memo;
+        let mut leaves = HashMap::new();
+        for (t, docs) in &slicer.fields_of_type {
+            if slicer.conn_memo.contains_key(t) {
+                continue;
+            }
+            let l: Vec<usize> = docs
+                .iter()
+                .copied()
+                .filter(|&d| {
+                    let nt = slicer.corpus.entries[d].named_type.as_str();
+                    !slicer.fields_of_type.contains_key(nt)
+                        && !matches!(slicer.graph.schema.types.get(nt), Some(ExtendedType::Union(_)))
+                })
+                .collect();
+            leaves.insert(t.clone(), l);
+        }
+        slicer.leaf_memo = leaves;
+        let mut roots: HashMap<String, Vec<usize>> = HashMap::new();
+        if let Some(q) = slicer.graph.root(RootKind::Query) {
+            for &d in slicer.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
+                let nt = &slicer.corpus.entries[d].named_type;
+                let fam = unwrap_connection(&slicer.graph, nt).unwrap_or_else(|| nt.clone());
+                if fam != q {
+                    roots.entry(fam).or_default().push(d);
+                }
+            }
+        }
+        slicer.root_entries_of = roots;
         Ok(slicer)
     }
 
@@ -389,17 +433,50 @@ impl Slicer {
     }
 
     /// The package of a candidate: itself, its path, connection wrappers on the way.
-    fn package(&self, cx: &mut Ctx<'_>, doc: usize, knobs: &Knobs) -> Vec<usize> {
+    fn package(&self, cx: &mut Ctx<'_>, doc: usize, knobs: &Knobs) -> std::rc::Rc<Vec<usize>> {
+        if let Some(p) = cx.pkg_cache.get(&doc) {
+            return p.clone();
+        }
         let e = &self.corpus.entries[doc];
         let mut out = vec![doc];
         out.extend(self.path(cx, &e.owner.clone(), knobs));
+        // Query-root entry fields of each type the package touches (the type itself, or
+        // a connection of it), the most relevant first.
+        if knobs.root_entries_per_type > 0 {
+            let mut owners: Vec<&str> = Vec::new();
+            for &d in &out {
+                let o = self.corpus.entries[d].owner.as_str();
+                if !owners.contains(&o) {
+                    owners.push(o);
+                }
+            }
+            let mut add = Vec::new();
+            for o in owners {
+                if let Some(r) = self.root_entries_of.get(o) {
+                    let mut r: Vec<(f32, usize)> = r
+                        .iter()
+                        .map(|&d| (cx.value.get(&d).copied().unwrap_or(0.0), d))
+                        .collect();
+                    r.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                    add.extend(r.into_iter().take(knobs.root_entries_per_type).map(|x| x.1));
+                }
+            }
+            out.extend(add);
+        }
         let mut extra = Vec::new();
         for &d in &out {
             extra.extend(self.conn_docs(&self.corpus.entries[d].named_type));
         }
+        if let Some(l) = self.leaf_memo.get(&e.named_type) {
+            if self.fields_of_type[&e.named_type].len() <= knobs.small_type_fields {
+                extra.extend(l.iter().copied());
+            }
+        }
         out.extend(extra);
         let mut seen = HashSet::new();
         out.retain(|d| seen.insert(*d));
+        let out = std::rc::Rc::new(out);
+        cx.pkg_cache.insert(doc, out.clone());
         out
     }
 
@@ -449,7 +526,7 @@ impl Slicer {
             } else {
                 left.push(d);
                 if sel.len == 0 && first_unfit.is_none() {
-                    first_unfit = Some(pkg);
+                    first_unfit = Some(pkg.to_vec());
                 }
             }
         }
@@ -516,7 +593,7 @@ impl Slicer {
             } else {
                 left.push(d);
                 if sel.len == 0 && first_unfit.is_none() {
-                    first_unfit = Some(pkg);
+                    first_unfit = Some(pkg.to_vec());
                 }
             }
         }
@@ -612,6 +689,7 @@ impl Slicer {
             pr,
             value: HashMap::new(),
             path_cache: HashMap::new(),
+            pkg_cache: HashMap::new(),
             arg_cost: HashMap::new(),
             style: opts.style,
         };
@@ -707,7 +785,7 @@ impl Slicer {
                     if let (Some(b), Some(pkg)) = (
                         opts.budget,
                         unfit.or_else(|| {
-                            cands.first().map(|(d, _)| self.package(&mut cx, *d, knobs))
+                            cands.first().map(|(d, _)| self.package(&mut cx, *d, knobs).to_vec())
                         }),
                     ) {
                         // Best partial: the package's coordinates, leaf first, while they fit.
