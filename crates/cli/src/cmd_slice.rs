@@ -44,6 +44,14 @@ pub struct SliceArgs {
     /// Print one JSON object: sdl, tokens, encoding, coordinates, types, leftOut.
     #[arg(long)]
     pub json: bool,
+    /// Override selection knobs, as JSON (`{"typeK": 12, "pathChoices": 20}`); the keys
+    /// are the fields of `gqlnav_slice::Knobs` (crates/slice/src/lib.rs), for experiments.
+    #[arg(long, value_name = "JSON", value_parser = parse_knobs_arg)]
+    pub knobs: Option<Knobs>,
+}
+
+fn parse_knobs_arg(s: &str) -> Result<Knobs, String> {
+    serde_json::from_str(s).map_err(|e| format!("bad knobs JSON: {e}"))
 }
 
 /// Build and print one slice.
@@ -55,7 +63,7 @@ pub fn run(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<()> {
         style: args.style,
         closed: args.closed,
         seeds: args.seeds.clone(),
-        knobs: Knobs::default(),
+        knobs: args.knobs.clone().unwrap_or_default(),
     };
     let s = slicer.slice(&args.question, &[], &opts)?;
     if args.json {
@@ -126,6 +134,9 @@ pub struct SliceBenchArgs {
     /// Grade closed (validating) slices.
     #[arg(long)]
     pub closed: bool,
+    /// Override selection knobs, as JSON (see `gqlnav slice --help`).
+    #[arg(long, value_name = "JSON", value_parser = parse_knobs_arg)]
+    pub knobs: Option<Knobs>,
     /// Write slice.md, slice.json, slice_rows.jsonl and slice_pareto.svg into DIR
     /// (set from `gqlnav bench --report`).
     #[arg(skip)]
@@ -159,6 +170,9 @@ pub fn run_bench(args: &SliceBenchArgs) -> Result<()> {
         );
         c.style = args.slice_style;
         c.closed = args.closed;
+        if let Some(k) = &args.knobs {
+            c.knobs = k.clone();
+        }
         if c.closed {
             c.name.push_str("-closed");
         }

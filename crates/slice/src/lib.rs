@@ -56,7 +56,7 @@ pub enum SliceError {
 
 /// Aggregate knobs of the selection stage (no per-question rules).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Knobs {
     /// Ranked hits considered.
     pub pool_k: usize,
@@ -90,6 +90,11 @@ pub struct Knobs {
     /// Query-root entry fields (returning the type or a connection of it) packed with
     /// the first field of each type, most relevant first; 0 turns it off.
     pub root_entries_per_type: usize,
+    /// Value of a field linking two relevant types, as a share of the lesser relevance;
+    /// 0 turns links off.
+    pub link_blend: f32,
+    /// Most relevant types whose fields are tested as links.
+    pub link_types: usize,
 }
 
 impl Default for Knobs {
@@ -109,6 +114,8 @@ impl Default for Knobs {
             max_child_types: 10,
             small_type_fields: 5,
             root_entries_per_type: 5,
+            link_blend: 0.6,
+            link_types: 20,
         }
     }
 }
@@ -185,7 +192,14 @@ pub struct Slicer {
     leaf_memo: HashMap<String, Vec<usize>>,
     /// type -> query-root fields returning it or a connection of it
     root_entries_of: HashMap<String, Vec<usize>>,
+    /// per doc: the composite types its field leads to (the return type, a connection's
+    /// node type, the members of a small interface or union)
+    family: Vec<Vec<String>>,
 }
+
+/// Interfaces and unions with at most this many possible types count as leading to each
+/// of them (`GitObject` → Commit, Tree, Blob, Tag); `Node` does not.
+const SMALL_ABSTRACT: usize = 16;
 
 fn est(chars: usize) -> f32 {
     chars as f32 / 3.6
@@ -245,6 +259,7 @@ impl Slicer {
             conn_memo: HashMap::new(),
             leaf_memo: HashMap::new(),
             root_entries_of: HashMap::new(),
+            family: Vec::new(),
         };
         let mut memo = HashMap::new();
         for t in slicer.fields_of_type.keys() {
@@ -282,6 +297,33 @@ impl Slicer {
             }
         }
         slicer.root_entries_of = roots;
+        let family: Vec<Vec<String>> = slicer
+            .corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let mut f = Vec::new();
+                let nt = e.named_type.clone();
+                let node = unwrap_connection(&slicer.graph, &nt).unwrap_or_else(|| nt.clone());
+                for t in [nt, node] {
+                    let possible: Vec<String> = match slicer.graph.schema.types.get(t.as_str()) {
+                        Some(ExtendedType::Interface(_)) => slicer.graph.implementers(&t).to_vec(),
+                        Some(ExtendedType::Union(u)) => {
+                            u.members.iter().map(|m| m.to_string()).collect()
+                        }
+                        _ => Vec::new(),
+                    };
+                    if possible.len() <= SMALL_ABSTRACT {
+                        f.extend(possible);
+                    }
+                    if !f.contains(&t) {
+                        f.push(t);
+                    }
+                }
+                f
+            })
+            .collect();
+        slicer.family = family;
         Ok(slicer)
     }
 
@@ -746,6 +788,24 @@ impl Slicer {
             for &d in self.fields_of_type.get(t).map(Vec::as_slice).unwrap_or(&[]) {
                 let e = cx.value.entry(d).or_insert(0.0);
                 *e = e.max(knobs.type_blend * v);
+            }
+        }
+        // Links: a field of a relevant type that leads to another relevant type (directly,
+        // through a connection, or through a small interface or union) is how the two are
+        // read together (`Organization.repositories`, `Ref.target` → Commit).
+        if knobs.link_blend > 0.0 {
+            for (t, v) in tr.iter().take(knobs.link_types) {
+                for &d in self.fields_of_type.get(*t).map(Vec::as_slice).unwrap_or(&[]) {
+                    let fam = self.family[d]
+                        .iter()
+                        .filter(|f| *f != *t)
+                        .filter_map(|f| type_rel.get(f))
+                        .fold(0.0f32, |a, b| a.max(*b));
+                    if fam > 0.0 {
+                        let e = cx.value.entry(d).or_insert(0.0);
+                        *e = e.max(knobs.link_blend * v.min(fam));
+                    }
+                }
             }
         }
         let mut cands: Vec<(usize, f32)> = cx
