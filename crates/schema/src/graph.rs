@@ -670,13 +670,28 @@ type PathKey = (String, usize, usize, bool);
 pub const HOP: u64 = 1000;
 
 /// Cost of a hop through a field whose return type is abstract (an interface or union
-/// standing for `possible` concrete types): `1 + 0.25·log2(possible)` hops. A field
-/// returning a four-member union costs 1.5 hops; `Query.node` (an interface with ~200
-/// implementations on GitHub) costs ~2.9, so specific entry points win over generic ones.
+/// standing for `possible` concrete types): `1 + 0.25·log2(possible)` hops, plus
+/// [`GENERIC_HOP_EXTRA`] beyond [`GENERIC_ABSTRACT`] types. A field returning a
+/// four-member union costs 1.5 hops; `Query.node` (an interface with ~200 implementations
+/// on GitHub) costs ~4.9, so specific entry points win over generic ones.
 pub fn abstract_hop_cost(possible: usize) -> u64 {
     let p = possible.max(1) as f64;
-    HOP + (250.0 * p.log2()).round() as u64
+    let generic = if possible > GENERIC_ABSTRACT {
+        GENERIC_HOP_EXTRA
+    } else {
+        0
+    };
+    HOP + (250.0 * p.log2()).round() as u64 + generic
 }
+
+/// An interface or union standing for more than this many types is a *generic lookup*
+/// (`Query.node`, `Query.resource`): it reaches everything by an ID or URL the caller
+/// must already hold, so it says nothing about how a type is navigated to.
+pub const GENERIC_ABSTRACT: usize = 16;
+
+/// Extra cost of a hop through a generic lookup, in milli-units (two plain hops): a path
+/// through one comes after the specific paths of up to two more fields.
+pub const GENERIC_HOP_EXTRA: u64 = 2 * HOP;
 
 /// Levenshtein distance over bytes.
 pub fn edit_distance(a: &str, b: &str) -> usize {

@@ -95,6 +95,9 @@ pub struct Knobs {
     pub link_blend: f32,
     /// Most relevant types whose fields are tested as links.
     pub link_types: usize,
+    /// Path preference lost per hop through a generic lookup (an interface or union
+    /// standing for more than 16 types).
+    pub generic_hop_penalty: f32,
 }
 
 impl Default for Knobs {
@@ -116,6 +119,7 @@ impl Default for Knobs {
             root_entries_per_type: 5,
             link_blend: 0.6,
             link_types: 20,
+            generic_hop_penalty: 1.0,
         }
     }
 }
@@ -195,6 +199,8 @@ pub struct Slicer {
     /// per doc: the composite types its field leads to (the return type, a connection's
     /// node type, the members of a small interface or union)
     family: Vec<Vec<String>>,
+    /// per doc: the field returns an interface or union standing for many types
+    generic_hop: Vec<bool>,
 }
 
 /// Interfaces and unions with at most this many possible types count as leading to each
@@ -260,6 +266,7 @@ impl Slicer {
             leaf_memo: HashMap::new(),
             root_entries_of: HashMap::new(),
             family: Vec::new(),
+            generic_hop: Vec::new(),
         };
         let mut memo = HashMap::new();
         for t in slicer.fields_of_type.keys() {
@@ -321,6 +328,20 @@ impl Slicer {
                     }
                 }
                 f
+            })
+            .collect();
+        slicer.generic_hop = slicer
+            .corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let t = e.named_type.as_str();
+                let n = match slicer.graph.schema.types.get(t) {
+                    Some(ExtendedType::Interface(_)) => slicer.graph.implementers(t).len(),
+                    Some(ExtendedType::Union(u)) => u.members.len(),
+                    _ => 0,
+                };
+                n > SMALL_ABSTRACT
             })
             .collect();
         slicer.family = family;
@@ -452,11 +473,16 @@ impl Slicer {
                 let from_query = p
                     .first()
                     .is_some_and(|c| c.split('.').next() == Some(q_root));
+                // A hop through a generic lookup (`Query.node`, `Query.resource`: an
+                // interface standing for many types) says nothing about how the type is
+                // reached in practice; such paths come last.
+                let generic = docs.iter().filter(|&&d| self.generic_hop[d]).count();
                 let v: f32 = docs
                     .iter()
                     .map(|d| cx.value.get(d).copied().unwrap_or(0.0))
                     .sum::<f32>()
-                    - 0.01 * docs.len() as f32;
+                    - 0.01 * docs.len() as f32
+                    - knobs.generic_hop_penalty * generic as f32;
                 let i = scored.len();
                 scored.push((from_query, v, i, docs));
             }
