@@ -214,6 +214,31 @@ impl<'a> Pruner<'a> {
         is_required(f) || self.value_relevant(f, false)
     }
 
+    /// Kept members of a union: all of a small one (at most `small`); of a larger one,
+    /// those defined in the slice (`owners`) or named by the question, else the first
+    /// `small`. Returns (members, how many were left out).
+    pub fn union_members(
+        &self,
+        u: &gqlnav_schema::apollo_compiler::schema::UnionType,
+        owners: &[String],
+        small: usize,
+    ) -> (Vec<String>, usize) {
+        let all: Vec<String> = u.members.iter().map(|m| m.to_string()).collect();
+        if all.len() <= small {
+            return (all, 0);
+        }
+        let mut kept: Vec<String> = all
+            .iter()
+            .filter(|m| owners.contains(m) || self.rel.name_matches(m))
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            kept = all.iter().take(small).cloned().collect();
+        }
+        let left = all.len() - kept.len();
+        (kept, left)
+    }
+
     /// Kept values of an enum: the relevant ones; else all when there are at most
     /// `small`; else the first `small`. Returns (values, how many were left out).
     pub fn enum_values(&self, name: &str, small: usize) -> (Vec<String>, usize) {
@@ -410,7 +435,7 @@ pub fn render(
         Scalar,
         Enum(Vec<String>, usize),
         Input(Vec<String>),
-        Union(Vec<String>),
+        Union(Vec<String>, usize),
         Stub(String),
     }
     let mut defs: HashMap<String, Def> = HashMap::new();
@@ -431,11 +456,11 @@ pub fn render(
                 defs.insert(n, Def::Enum(v, left));
             }
             ExtendedType::Union(u) => {
-                let m: Vec<String> = u.members.iter().map(|m| m.to_string()).collect();
+                let (m, left) = pr.union_members(u, &owners, opts.enum_small);
                 for x in &m {
                     push(&mut queue, &mut seen, x);
                 }
-                defs.insert(n, Def::Union(m));
+                defs.insert(n, Def::Union(m, left));
             }
             ExtendedType::InputObject(i) => {
                 let mut kept: Vec<String> = i
@@ -704,9 +729,12 @@ pub fn render(
                 }
                 out.push('}');
             }
-            Def::Union(m) => {
+            Def::Union(m, left) => {
                 type_desc(&mut out, &t.description().cloned(), "");
                 out.push_str(&format!("union {n} = {}", m.join(" | ")));
+                if *left > 0 {
+                    out.push_str(&format!(" # +{left} more"));
+                }
             }
             Def::Stub(f) => {
                 let kw = if matches!(t, ExtendedType::Interface(_)) {
