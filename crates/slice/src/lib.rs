@@ -98,6 +98,13 @@ pub struct Knobs {
     /// Path preference lost per hop through a generic lookup (an interface or union
     /// standing for more than 16 types).
     pub generic_hop_penalty: f32,
+    /// The question's most relevant types, which get `main_paths` paths from the root
+    /// chosen among `main_path_choices`.
+    pub main_types: usize,
+    /// Paths from the root added for each main type.
+    pub main_paths: usize,
+    /// Paths compared for each main type.
+    pub main_path_choices: usize,
 }
 
 impl Default for Knobs {
@@ -120,6 +127,9 @@ impl Default for Knobs {
             link_blend: 0.6,
             link_types: 20,
             generic_hop_penalty: 1.0,
+            main_types: 3,
+            main_paths: 2,
+            main_path_choices: 12,
         }
     }
 }
@@ -234,6 +244,8 @@ struct Ctx<'a> {
     value: HashMap<usize, f32>,
     path_cache: HashMap<String, Vec<usize>>,
     pkg_cache: HashMap<usize, std::rc::Rc<Vec<usize>>>,
+    /// The most relevant types (more paths from the root).
+    main_types: Vec<String>,
     arg_cost: HashMap<usize, f32>,
     style: Style,
 }
@@ -452,12 +464,20 @@ impl Slicer {
         }
         let q_root = self.graph.root(RootKind::Query).unwrap_or("Query");
         let mut scored: Vec<(bool, f32, usize, Vec<usize>)> = Vec::new();
+        // The question's main types are reached in more than one way (an agent may
+        // know either entry), chosen from a wider set of candidate paths.
+        let main = cx.main_types.iter().any(|t| t == ty);
+        let (choices, take) = if main {
+            (knobs.main_path_choices, knobs.main_paths)
+        } else {
+            (knobs.path_choices, knobs.paths_per_type)
+        };
         if self.graph.root_kind(ty).is_none() {
             let paths = self.graph.paths_to_type(
                 ty,
                 None,
                 PathOptions {
-                    max_paths: knobs.path_choices.max(1),
+                    max_paths: choices.max(1),
                     max_depth: knobs.max_depth,
                     include_mutation: false,
                 },
@@ -489,7 +509,7 @@ impl Slicer {
         }
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
         let mut out = Vec::new();
-        for (_, _, _, docs) in scored.into_iter().take(knobs.paths_per_type.max(1)) {
+        for (_, _, _, docs) in scored.into_iter().take(take.max(1)) {
             for d in docs {
                 if !out.contains(&d) {
                     out.push(d);
@@ -758,6 +778,7 @@ impl Slicer {
             value: HashMap::new(),
             path_cache: HashMap::new(),
             pkg_cache: HashMap::new(),
+            main_types: Vec::new(),
             arg_cost: HashMap::new(),
             style: opts.style,
         };
@@ -810,6 +831,11 @@ impl Slicer {
             .map(|(t, v)| ((*t).clone(), *v))
             .chain(seed_types.iter().map(|t| (t.clone(), 1.0)))
             .collect();
+        cx.main_types = tr
+            .iter()
+            .take(knobs.main_types)
+            .map(|(t, _)| (*t).clone())
+            .collect();
         for (t, v) in &expand {
             for &d in self.fields_of_type.get(t).map(Vec::as_slice).unwrap_or(&[]) {
                 let e = cx.value.entry(d).or_insert(0.0);
@@ -831,6 +857,16 @@ impl Slicer {
                         let e = cx.value.entry(d).or_insert(0.0);
                         *e = e.max(knobs.link_blend * v.min(fam));
                     }
+                }
+            }
+        }
+        if let Ok(w) = std::env::var("GQLNAV_SLICE_DEBUG") {
+            for (t, v) in tr.iter().take(30) {
+                eprintln!("type {t} {v:.3}");
+            }
+            for c in w.split(',') {
+                if let Some(d) = self.doc_of.get(c) {
+                    eprintln!("value {c} {:?}", cx.value.get(d));
                 }
             }
         }
