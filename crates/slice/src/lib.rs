@@ -105,6 +105,8 @@ pub struct Knobs {
     pub main_paths: usize,
     /// Paths compared for each main type.
     pub main_path_choices: usize,
+    /// The top ranked fields that keep every argument.
+    pub full_signature_k: usize,
 }
 
 impl Default for Knobs {
@@ -130,6 +132,7 @@ impl Default for Knobs {
             main_types: 3,
             main_paths: 2,
             main_path_choices: 12,
+            full_signature_k: 5,
         }
     }
 }
@@ -887,11 +890,20 @@ impl Slicer {
             .budget
             .map(|b| b as f32)
             .unwrap_or(knobs.default_tokens as f32);
+        // The fields the question is most about keep their whole signature: an optional
+        // argument (`since`, `query`, `isFork`) is how such a field is narrowed.
+        let mut top_args = Vec::new();
+        for h in hits.iter().take(knobs.full_signature_k) {
+            let e = &self.corpus.entries[h.doc];
+            for a in &e.args {
+                top_args.push((e.owner.clone(), e.name.clone(), a.name.clone()));
+            }
+        }
         let mut tries = 0;
         loop {
             tries += 1;
             let (mut sel, left, unfit) = self.pick(&mut cx, &cands, &seed_fields, target, knobs);
-            for a in &seed_args {
+            for a in seed_args.iter().chain(&top_args) {
                 sel.forced_args.insert(a.clone());
             }
             let r = render(&self.graph, &sel, &cx.pr, ropts);
