@@ -17,7 +17,7 @@ pub const PAGINATION_ARGS: [&str; 4] = ["first", "after", "last", "before"];
 /// The pagination arguments a slice always keeps: forward paging (`first`, `after`) is
 /// enough to read any connection; `last`/`before` survive only when the question names
 /// them, like any other optional argument.
-pub const FORWARD_PAGINATION_ARGS: [&str; 2] = ["first", "after"];
+pub const FORWARD_PAGINATION_ARGS: [&str; 1] = ["first"];
 
 /// The question's terms.
 #[derive(Debug, Clone, Default)]
