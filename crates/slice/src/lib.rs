@@ -122,7 +122,7 @@ impl Default for Knobs {
             default_tokens: 4000,
             enum_small: 8,
             paths_per_type: 1,
-            child_blend: 0.3,
+            child_blend: 0.2,
             max_child_types: 10,
             small_type_fields: 5,
             root_entries_per_type: 5,
