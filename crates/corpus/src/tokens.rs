@@ -87,6 +87,75 @@ impl TokenMeter {
     }
 }
 
+/// Line segments of a text: each line with the run of newlines that follows it. Both
+/// encodings' pre-tokenizers end every piece that touches a newline at the end of the
+/// newline run (`\s*[\r\n]+`, punctuation followed by `[\r\n]*`) and start the next
+/// piece after it, so the token count of a text is the sum of its segments' counts.
+pub fn line_segments(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if start >= b.len() {
+            return None;
+        }
+        while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+            i += 1;
+        }
+        while i < b.len() && (b[i] == b'\n' || b[i] == b'\r') {
+            i += 1;
+        }
+        let seg = &text[start..i];
+        start = i;
+        Some(seg)
+    })
+}
+
+/// A [`TokenMeter`] that remembers the count of every line segment it has seen, so
+/// texts assembled from recurring lines (schema slices) are counted exactly and fast.
+#[derive(Debug)]
+pub struct CachedMeter {
+    meter: TokenMeter,
+    cache: std::sync::Mutex<std::collections::HashMap<String, u32>>,
+}
+
+impl CachedMeter {
+    /// Most line segments remembered before the cache is cleared.
+    pub const CAPACITY: usize = 200_000;
+
+    pub fn new(encoding: Encoding) -> Self {
+        CachedMeter {
+            meter: TokenMeter::new(encoding),
+            cache: Default::default(),
+        }
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.meter.encoding()
+    }
+
+    /// Tokens of `text`, exactly [`TokenMeter::count`].
+    pub fn count(&self, text: &str) -> usize {
+        let Ok(mut cache) = self.cache.lock() else {
+            return self.meter.count(text);
+        };
+        if cache.len() > Self::CAPACITY {
+            cache.clear();
+        }
+        let mut n = 0usize;
+        for seg in line_segments(text) {
+            if let Some(&c) = cache.get(seg) {
+                n += c as usize;
+            } else {
+                let c = self.meter.count(seg);
+                cache.insert(seg.to_string(), c as u32);
+                n += c;
+            }
+        }
+        n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +169,41 @@ mod tests {
         assert_eq!(o.encoding().to_string(), "o200k_base");
         assert_eq!(Encoding::parse("cl100k"), Some(Encoding::Cl100kBase));
         assert!(Encoding::parse("p50k").is_none());
+    }
+}
+
+#[cfg(test)]
+mod cached_tests {
+    use super::*;
+
+    #[test]
+    fn line_segments_cover_the_text() {
+        let t = "type A {\n  f: Int\n}\n\nscalar X\r\nlast";
+        let segs: Vec<&str> = line_segments(t).collect();
+        assert_eq!(segs, vec!["type A {\n", "  f: Int\n", "}\n\n", "scalar X\r\n", "last"]);
+        assert_eq!(segs.concat(), t);
+        assert_eq!(line_segments("").count(), 0);
+    }
+
+    #[test]
+    fn cached_counts_equal_whole_text_counts_on_real_sdl() {
+        let sdl = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../benchmarks/wg/schemas/linear/schema.graphql"
+        ))
+        .expect("bundled linear schema");
+        for enc in [Encoding::Cl100kBase, Encoding::O200kBase] {
+            let m = TokenMeter::new(enc);
+            let c = CachedMeter::new(enc);
+            // Whole chunks of real SDL with descriptions, indentation and blank lines.
+            for chunk in sdl.as_bytes().chunks(20_000).take(6) {
+                let text = String::from_utf8_lossy(chunk);
+                assert_eq!(c.count(&text), m.count(&text), "{enc}");
+                // Twice: the second time from the cache.
+                assert_eq!(c.count(&text), m.count(&text), "{enc}");
+            }
+            let odd = "a\n\n\n  b  \n\tc!\n\n}\n   \n";
+            assert_eq!(c.count(odd), m.count(odd), "{enc}");
+        }
     }
 }

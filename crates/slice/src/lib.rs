@@ -31,7 +31,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
-use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, Rendering, TokenMeter};
+use gqlnav_corpus::{CachedMeter, Corpus, CorpusOptions, Encoding, Rendering, TokenMeter};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{PathOptions, RootKind, SchemaGraph};
 use gqlnav_search::structure::unwrap_connection;
@@ -214,6 +214,8 @@ pub struct Slicer {
     family: Vec<Vec<String>>,
     /// per doc: the field returns an interface or union standing for many types
     generic_hop: Vec<bool>,
+    /// o200k_base and cl100k_base meters that remember line counts across slices
+    meters: [CachedMeter; 2],
 }
 
 /// Interfaces and unions with at most this many possible types count as leading to each
@@ -282,6 +284,10 @@ impl Slicer {
             root_entries_of: HashMap::new(),
             family: Vec::new(),
             generic_hop: Vec::new(),
+            meters: [
+                CachedMeter::new(Encoding::O200kBase),
+                CachedMeter::new(Encoding::Cl100kBase),
+            ],
         };
         let mut memo = HashMap::new();
         for t in slicer.fields_of_type.keys() {
@@ -361,6 +367,14 @@ impl Slicer {
             .collect();
         slicer.family = family;
         Ok(slicer)
+    }
+
+    /// The (line-caching) token meter of an encoding.
+    fn meter(&self, e: Encoding) -> &CachedMeter {
+        match e {
+            Encoding::O200kBase => &self.meters[0],
+            Encoding::Cl100kBase => &self.meters[1],
+        }
     }
 
     /// The schema graph.
@@ -885,7 +899,7 @@ impl Slicer {
             closed: opts.closed,
             enum_small: knobs.enum_small,
         };
-        let meter = TokenMeter::new(opts.encoding);
+        let meter = self.meter(opts.encoding);
         let mut target = opts
             .budget
             .map(|b| b as f32)
@@ -941,7 +955,7 @@ impl Slicer {
                         left = missing.into_iter().chain(left).collect();
                     }
                 }
-                return Ok(self.finish(r, sel, left, partial, rel.clone(), opts, &meter));
+                return Ok(self.finish(r, sel, left, partial, rel.clone(), opts, meter));
             }
             target *= (opts.budget.unwrap_or(1) as f32 / body_tokens as f32).min(0.97) * 0.97;
         }
@@ -956,7 +970,7 @@ impl Slicer {
         partial: bool,
         rel: Relevance,
         opts: &SliceOptions,
-        meter: &TokenMeter,
+        meter: &CachedMeter,
     ) -> Slice {
         let mut sdl = r.body.clone();
         if !opts.closed && !r.not_shown.is_empty() {
@@ -1036,7 +1050,7 @@ impl Slicer {
             }
             sdl.push_str(&format!("# not shown: {}\n", r.not_shown.join(", ")));
         }
-        let t = TokenMeter::new(encoding).count(&sdl);
+        let t = self.meter(encoding).count(&sdl);
         (sdl, t)
     }
 }
