@@ -216,7 +216,15 @@ pub struct Slicer {
     generic_hop: Vec<bool>,
     /// o200k_base and cl100k_base meters that remember line counts across slices
     meters: [CachedMeter; 2],
+    /// (type, choices, depth) -> candidate root paths as docs
+    path_docs_memo: PathDocsMemo,
+    /// per doc: the index of its owner type
+    owner_id: Vec<usize>,
+    /// number of owner types
+    n_types: usize,
 }
+
+type PathDocsMemo = std::sync::Mutex<HashMap<(String, usize, usize), Arc<Vec<(bool, Vec<usize>)>>>>;
 
 /// Interfaces and unions with at most this many possible types count as leading to each
 /// of them (`GitObject` → Commit, Tree, Blob, Tag); `Node` does not.
@@ -238,6 +246,13 @@ impl Ord for Cand {
     fn cmp(&self, o: &Self) -> Ordering {
         self.0.total_cmp(&o.0).then(o.1.cmp(&self.1))
     }
+}
+
+/// A selection being picked, with per-doc and per-type flags for fast cost checks.
+struct Picked {
+    sel: Selection,
+    chosen: Vec<bool>,
+    type_on: Vec<bool>,
 }
 
 /// Seed fields (docs), seed types, forced arguments.
@@ -288,7 +303,22 @@ impl Slicer {
                 CachedMeter::new(Encoding::O200kBase),
                 CachedMeter::new(Encoding::Cl100kBase),
             ],
+            path_docs_memo: Default::default(),
+            owner_id: Vec::new(),
+            n_types: 0,
         };
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let owner_id: Vec<usize> = slicer
+            .corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let n = ids.len();
+                *ids.entry(e.owner.as_str()).or_insert(n)
+            })
+            .collect();
+        slicer.n_types = ids.len();
+        slicer.owner_id = owner_id;
         let mut memo = HashMap::new();
         for t in slicer.fields_of_type.keys() {
             let c = slicer.compute_conn_docs(t);
@@ -474,12 +504,49 @@ impl Slicer {
         out
     }
 
+    /// Candidate paths from the query root (or else subscription root) to `ty`, as docs,
+    /// remembered across questions (they do not depend on the question).
+    fn path_docs(&self, ty: &str, choices: usize, depth: usize) -> Arc<Vec<(bool, Vec<usize>)>> {
+        let key = (ty.to_string(), choices, depth);
+        if let Some(p) = self.path_docs_memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return p;
+        }
+        let q_root = self.graph.root(RootKind::Query).unwrap_or("Query");
+        let paths = self.graph.paths_to_type(
+            ty,
+            None,
+            PathOptions {
+                max_paths: choices,
+                max_depth: depth,
+                include_mutation: false,
+            },
+        );
+        let mut out = Vec::with_capacity(paths.len());
+        for p in paths {
+            let docs: Vec<usize> = p
+                .iter()
+                .filter_map(|c| self.doc_of.get(c).copied())
+                .collect();
+            if docs.len() != p.len() {
+                continue;
+            }
+            let from_query = p
+                .first()
+                .is_some_and(|c| c.split('.').next() == Some(q_root));
+            out.push((from_query, docs));
+        }
+        let out = Arc::new(out);
+        if let Ok(mut m) = self.path_docs_memo.lock() {
+            m.insert(key, out.clone());
+        }
+        out
+    }
+
     /// The most relevant query path to type `ty` (docs, root first), cached.
     fn path(&self, cx: &mut Ctx<'_>, ty: &str, knobs: &Knobs) -> Vec<usize> {
         if let Some(p) = cx.path_cache.get(ty) {
             return p.clone();
         }
-        let q_root = self.graph.root(RootKind::Query).unwrap_or("Query");
         let mut scored: Vec<(bool, f32, usize, Vec<usize>)> = Vec::new();
         // The question's main types are reached in more than one way (an agent may
         // know either entry), chosen from a wider set of candidate paths.
@@ -490,26 +557,10 @@ impl Slicer {
             (knobs.path_choices, knobs.paths_per_type)
         };
         if self.graph.root_kind(ty).is_none() {
-            let paths = self.graph.paths_to_type(
-                ty,
-                None,
-                PathOptions {
-                    max_paths: choices.max(1),
-                    max_depth: knobs.max_depth,
-                    include_mutation: false,
-                },
-            );
-            for p in paths {
-                let docs: Vec<usize> = p
-                    .iter()
-                    .filter_map(|c| self.doc_of.get(c).copied())
-                    .collect();
-                if docs.len() != p.len() {
-                    continue;
-                }
-                let from_query = p
-                    .first()
-                    .is_some_and(|c| c.split('.').next() == Some(q_root));
+            let paths = self.path_docs(ty, choices.max(1), knobs.max_depth);
+            for (from_query, docs) in paths.iter() {
+                let from_query = *from_query;
+                let docs = docs.clone();
                 // A hop through a generic lookup (`Query.node`, `Query.resource`: an
                 // interface standing for many types) says nothing about how the type is
                 // reached in practice; such paths come last.
@@ -585,23 +636,35 @@ impl Slicer {
         out
     }
 
-    fn package_cost(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Selection) -> f32 {
+    fn package_cost(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Picked) -> f32 {
         let mut c = 0.0;
-        let mut new_types: HashSet<&str> = HashSet::new();
+        let mut new_types: Vec<usize> = Vec::new();
         for &d in pkg {
-            let e = &self.corpus.entries[d];
-            if sel.contains(&e.owner, &e.name) {
+            if sel.chosen[d] {
                 continue;
             }
             c += self.cost(cx, d);
-            if !sel.has_type(&e.owner) && new_types.insert(e.owner.as_str()) {
-                c += est(e.owner.len() + 12);
+            let o = self.owner_id[d];
+            if !sel.type_on[o] && !new_types.contains(&o) {
+                new_types.push(o);
+                c += est(self.corpus.entries[d].owner.len() + 12);
             }
         }
         c
     }
 
-    fn add(&self, sel: &mut Selection, pkg: &[usize]) {
+    fn add(&self, sel: &mut Picked, pkg: &[usize]) {
+        for &d in pkg {
+            if !sel.chosen[d] {
+                sel.chosen[d] = true;
+                sel.type_on[self.owner_id[d]] = true;
+                let e = &self.corpus.entries[d];
+                sel.sel.insert(&e.owner, &e.name);
+            }
+        }
+    }
+
+    fn add_sel(&self, sel: &mut Selection, pkg: &[usize]) {
         for &d in pkg {
             let e = &self.corpus.entries[d];
             sel.insert(&e.owner, &e.name);
@@ -618,7 +681,11 @@ impl Slicer {
         target: f32,
         knobs: &Knobs,
     ) -> (Selection, Vec<usize>, Option<Vec<usize>>) {
-        let mut sel = Selection::default();
+        let mut sel = Picked {
+            sel: Selection::default(),
+            chosen: vec![false; self.corpus.len()],
+            type_on: vec![false; self.n_types],
+        };
         let mut spent = 0.0f32;
         let mut left = Vec::new();
         let mut first_unfit = None;
@@ -630,7 +697,7 @@ impl Slicer {
                 self.add(&mut sel, &pkg);
             } else {
                 left.push(d);
-                if sel.len == 0 && first_unfit.is_none() {
+                if sel.sel.len == 0 && first_unfit.is_none() {
                     first_unfit = Some(pkg.to_vec());
                 }
             }
@@ -645,8 +712,7 @@ impl Slicer {
             heap.push(Cand(v / c, d));
         }
         while let Some(Cand(r, d)) = heap.pop() {
-            let e = &self.corpus.entries[d];
-            if sel.contains(&e.owner, &e.name) {
+            if sel.chosen[d] {
                 continue;
             }
             let pkg = self.package(cx, d, knobs);
@@ -697,7 +763,7 @@ impl Slicer {
                 }
             } else {
                 left.push(d);
-                if sel.len == 0 && first_unfit.is_none() {
+                if sel.sel.len == 0 && first_unfit.is_none() {
                     first_unfit = Some(pkg.to_vec());
                 }
             }
@@ -706,6 +772,7 @@ impl Slicer {
         if knobs.root_entries {
             if let Some(q) = self.graph.root(RootKind::Query) {
                 let owners: HashSet<String> = sel
+                    .sel
                     .fields
                     .iter()
                     .filter(|(_, f)| !f.is_empty())
@@ -714,7 +781,7 @@ impl Slicer {
                 let mut entries: Vec<(f32, usize)> = Vec::new();
                 for &d in self.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
                     let e = &self.corpus.entries[d];
-                    if sel.contains(&e.owner, &e.name) {
+                    if sel.chosen[d] {
                         continue;
                     }
                     let nt = &e.named_type;
@@ -738,7 +805,7 @@ impl Slicer {
             }
         }
         let _ = spent;
-        (sel, left, first_unfit)
+        (sel.sel, left, first_unfit)
     }
 
     fn parse_seeds(&self, seeds: &[String]) -> Result<ParsedSeeds, SliceError> {
@@ -799,6 +866,7 @@ impl Slicer {
             arg_cost: HashMap::new(),
             style: opts.style,
         };
+        let t0 = std::time::Instant::now();
         // 1. rank
         let q = Query {
             text: question.to_string(),
@@ -914,14 +982,22 @@ impl Slicer {
             }
         }
         let mut tries = 0;
+        let tm = std::env::var("GQLNAV_T").is_ok();
+        if tm { eprintln!("T prep {}", t0.elapsed().as_micros()); }
         loop {
             tries += 1;
+            let t1 = std::time::Instant::now();
             let (mut sel, left, unfit) = self.pick(&mut cx, &cands, &seed_fields, target, knobs);
+            if tm { eprintln!("T pick {}", t1.elapsed().as_micros()); }
             for a in seed_args.iter().chain(&top_args) {
                 sel.forced_args.insert(a.clone());
             }
+            let t1 = std::time::Instant::now();
             let r = render(&self.graph, &sel, &cx.pr, ropts);
+            if tm { eprintln!("T render {}", t1.elapsed().as_micros()); }
+            let t1 = std::time::Instant::now();
             let body_tokens = meter.count(&r.body);
+            if tm { eprintln!("T count {}", t1.elapsed().as_micros()); eprintln!("T ratio {}", (body_tokens as f32 / target * 1000.0) as u32); }
             let fits = opts.budget.is_none_or(|b| body_tokens <= b);
             if fits || tries >= 8 {
                 let (mut sel, mut r, mut left, mut partial) = (sel, r, left, false);
@@ -943,7 +1019,7 @@ impl Slicer {
                         let mut missing = Vec::new();
                         for d in order {
                             let mut s2 = sel.clone();
-                            self.add(&mut s2, &[d]);
+                            self.add_sel(&mut s2, &[d]);
                             let r2 = render(&self.graph, &s2, &cx.pr, ropts);
                             if meter.count(&r2.body) <= b {
                                 sel = s2;

@@ -138,6 +138,8 @@ pub struct Pruner<'a> {
     rel: &'a Relevance,
     /// Enum types with a value matching the question (memo).
     enum_memo: std::cell::RefCell<HashMap<String, bool>>,
+    /// Names matching the question (memo).
+    name_memo: std::cell::RefCell<HashMap<String, bool>>,
 }
 
 impl<'a> Pruner<'a> {
@@ -147,7 +149,18 @@ impl<'a> Pruner<'a> {
             graph,
             rel,
             enum_memo: Default::default(),
+            name_memo: Default::default(),
         }
+    }
+
+    /// [`Relevance::name_matches`], memoised.
+    pub fn name_matches(&self, name: &str) -> bool {
+        if let Some(&b) = self.name_memo.borrow().get(name) {
+            return b;
+        }
+        let b = self.rel.name_matches(name);
+        self.name_memo.borrow_mut().insert(name.to_string(), b);
+        b
     }
 
     fn enum_relevant(&self, name: &str) -> bool {
@@ -155,7 +168,7 @@ impl<'a> Pruner<'a> {
             return b;
         }
         let b = match self.graph.schema.types.get(name) {
-            Some(ExtendedType::Enum(e)) => e.values.keys().any(|v| self.rel.name_matches(v)),
+            Some(ExtendedType::Enum(e)) => e.values.keys().any(|v| self.name_matches(v)),
             _ => false,
         };
         self.enum_memo.borrow_mut().insert(name.to_string(), b);
@@ -164,14 +177,14 @@ impl<'a> Pruner<'a> {
 
     /// Is an input value (argument or input field) relevant to the question?
     fn value_relevant(&self, v: &InputValueDefinition, look_inside: bool) -> bool {
-        if self.rel.name_matches(&v.name) {
+        if self.name_matches(&v.name) {
             return true;
         }
         let nt = v.ty.inner_named_type().as_str();
         match self.graph.schema.types.get(nt) {
             Some(ExtendedType::Enum(_)) => self.enum_relevant(nt),
             Some(ExtendedType::InputObject(i)) if look_inside => i.fields.values().any(|f| {
-                self.rel.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())
+                self.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())
             }),
             _ => false,
         }
@@ -353,7 +366,7 @@ pub fn render(
     opts: RenderOptions,
 ) -> Rendered {
     let schema = &graph.schema;
-    let mut sel = sel.clone();
+    let mut sel = std::borrow::Cow::Borrowed(sel);
     // Closed mode: an implementer must carry the selected fields of every interface it
     // keeps in `implements` (only interfaces with selected fields are kept).
     if opts.closed {
@@ -377,7 +390,7 @@ pub fn render(
                 break;
             }
             for (t, f) in add {
-                sel.insert(&t, &f);
+                sel.to_mut().insert(&t, &f);
             }
         }
     }
@@ -387,12 +400,18 @@ pub fn render(
     // Queue of named types to define (or list as not shown).
     let mut queue: VecDeque<String> = VecDeque::new();
     let mut seen: HashSet<String> = HashSet::new();
-    let mut kept_args: HashMap<(String, String), Vec<String>> = HashMap::new();
+    let mut kept_args: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
     let push = |q: &mut VecDeque<String>, seen: &mut HashSet<String>, n: &str| {
-        if seen.insert(n.to_string()) {
+        if !seen.contains(n) {
+            seen.insert(n.to_string());
             q.push_back(n.to_string());
         }
     };
+    let forced: HashSet<(&str, &str, &str)> = sel
+        .forced_args
+        .iter()
+        .map(|(t, f, a)| (t.as_str(), f.as_str(), a.as_str()))
+        .collect();
     // Selected owner types, in schema order.
     let owners: Vec<String> = schema
         .types
@@ -400,26 +419,32 @@ pub fn render(
         .filter(|(n, t)| sel.has_type(n.as_str()) && fields_of(t).is_some())
         .map(|(n, _)| n.to_string())
         .collect();
-    for t in &owners {
-        seen.insert(t.clone());
-        let Some(fields) = schema.types.get(t.as_str()).and_then(fields_of) else {
+    let owner_set: HashSet<&str> = owners.iter().map(String::as_str).collect();
+    for (tn, t) in &schema.types {
+        let tn = tn.as_str();
+        if !owner_set.contains(tn) {
+            continue;
+        }
+        seen.insert(tn.to_string());
+        let Some(fields) = fields_of(t) else {
+            continue;
+        };
+        let Some(chosen) = sel.fields.get(tn) else {
             continue;
         };
         for (fname, f) in fields {
-            if !sel.contains(t, fname) {
+            let fname = fname.as_str();
+            if !chosen.contains(fname) {
                 continue;
             }
             let mut ka = Vec::new();
             for a in &f.arguments {
-                let forced =
-                    sel.forced_args
-                        .contains(&(t.clone(), fname.to_string(), a.name.to_string()));
-                if forced || pr.keep_arg_of(f, a) {
-                    ka.push(a.name.to_string());
+                if forced.contains(&(tn, fname, a.name.as_str())) || pr.keep_arg_of(f, a) {
+                    ka.push(a.name.as_str());
                     push(&mut queue, &mut seen, a.ty.inner_named_type());
                 }
             }
-            kept_args.insert((t.clone(), fname.to_string()), ka);
+            kept_args.insert((tn, fname), ka);
             push(&mut queue, &mut seen, f.ty.inner_named_type());
         }
     }
@@ -444,7 +469,7 @@ pub fn render(
         let Some(t) = schema.types.get(n.as_str()) else {
             continue;
         };
-        if t.is_built_in() || owners.contains(&n) {
+        if t.is_built_in() || owner_set.contains(n.as_str()) {
             continue;
         }
         match t {
@@ -540,12 +565,12 @@ pub fn render(
                 continue;
             };
             for (fname, f) in fields {
-                if let Some(ka) = kept_args.get(&(t.clone(), fname.to_string())) {
+                if let Some(ka) = kept_args.get(&(t.as_str(), fname.as_str())) {
                     bump(&f.description);
                     for a in f
                         .arguments
                         .iter()
-                        .filter(|a| ka.contains(&a.name.to_string()))
+                        .filter(|a| ka.contains(&a.name.as_str()))
                     {
                         bump(&a.description);
                     }
@@ -578,7 +603,7 @@ pub fn render(
             continue;
         }
         let mut out = String::new();
-        if owners.iter().any(|o| o == n) {
+        if owner_set.contains(n) {
             let fields = fields_of(t).expect("owner is object or interface");
             let kw = if matches!(t, ExtendedType::Interface(_)) {
                 "interface"
@@ -599,14 +624,14 @@ pub fn render(
             }
             out.push_str(" {\n");
             for (fname, f) in fields {
-                let Some(ka) = kept_args.get(&(n.to_string(), fname.to_string())) else {
+                let Some(ka) = kept_args.get(&(n, fname.as_str())) else {
                     continue;
                 };
                 coords.push(format!("{n}.{fname}"));
                 let args: Vec<&Node<InputValueDefinition>> = f
                     .arguments
                     .iter()
-                    .filter(|a| ka.contains(&a.name.to_string()))
+                    .filter(|a| ka.contains(&a.name.as_str()))
                     .collect();
                 for a in &args {
                     coords.push(format!("{n}.{fname}({}:)", a.name));
