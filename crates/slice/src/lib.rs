@@ -399,6 +399,30 @@ impl Slicer {
         Ok(slicer)
     }
 
+    /// Compute and remember the candidate root paths of every type (what the first
+    /// questions would otherwise pay for), using `threads` threads. Slices do not
+    /// change; only their latency does.
+    pub fn warm(&self, knobs: &Knobs, threads: usize) {
+        let types: Vec<&String> = self.fields_of_type.keys().collect();
+        let threads = threads.max(1);
+        let chunk = types.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            for part in types.chunks(chunk) {
+                s.spawn(move || {
+                    for t in part {
+                        if self.graph.root_kind(t).is_none() {
+                            let wide = knobs.path_choices.max(knobs.main_path_choices).max(1);
+                            self.path_docs(t, wide, knobs.max_depth);
+                        }
+                    }
+                });
+            }
+        });
+        for m in &self.meters {
+            m.count("type Query {\n");
+        }
+    }
+
     /// The (line-caching) token meter of an encoding.
     fn meter(&self, e: Encoding) -> &CachedMeter {
         match e {
@@ -557,8 +581,11 @@ impl Slicer {
             (knobs.path_choices, knobs.paths_per_type)
         };
         if self.graph.root_kind(ty).is_none() {
-            let paths = self.path_docs(ty, choices.max(1), knobs.max_depth);
-            for (from_query, docs) in paths.iter() {
+            // One enumeration serves both widths: paths come cheapest first, so the
+            // narrower set is a prefix of the wider one.
+            let wide = knobs.path_choices.max(knobs.main_path_choices).max(1);
+            let paths = self.path_docs(ty, wide, knobs.max_depth);
+            for (from_query, docs) in paths.iter().take(choices.max(1)) {
                 let from_query = *from_query;
                 let docs = docs.clone();
                 // A hop through a generic lookup (`Query.node`, `Query.resource`: an
