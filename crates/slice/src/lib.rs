@@ -28,7 +28,9 @@
 //! Everything is deterministic and lexical: no hosted model is involved.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use gqlnav_corpus::{CachedMeter, Corpus, CorpusOptions, Encoding, Rendering, TokenMeter};
@@ -279,8 +281,8 @@ impl Slicer {
         let ctx = SearchContext::new(graph.clone(), corpus.clone(), rendered);
         let mut backend = StructureBackend::new(StructureWeights::default());
         backend.index(&ctx)?;
-        let mut doc_of = HashMap::new();
-        let mut fields_of_type: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut doc_of = HashMap::default();
+        let mut fields_of_type: HashMap<String, Vec<usize>> = HashMap::default();
         let mut base_cost = Vec::with_capacity(corpus.len());
         for (i, e) in corpus.entries.iter().enumerate() {
             doc_of.insert(e.coordinate.clone(), i);
@@ -294,9 +296,9 @@ impl Slicer {
             base_cost,
             doc_of,
             fields_of_type,
-            conn_memo: HashMap::new(),
-            leaf_memo: HashMap::new(),
-            root_entries_of: HashMap::new(),
+            conn_memo: HashMap::default(),
+            leaf_memo: HashMap::default(),
+            root_entries_of: HashMap::default(),
             family: Vec::new(),
             generic_hop: Vec::new(),
             meters: [
@@ -307,7 +309,7 @@ impl Slicer {
             owner_id: Vec::new(),
             n_types: 0,
         };
-        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut ids: HashMap<&str, usize> = HashMap::default();
         let owner_id: Vec<usize> = slicer
             .corpus
             .entries
@@ -319,7 +321,7 @@ impl Slicer {
             .collect();
         slicer.n_types = ids.len();
         slicer.owner_id = owner_id;
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         for t in slicer.fields_of_type.keys() {
             let c = slicer.compute_conn_docs(t);
             if !c.is_empty() {
@@ -327,7 +329,7 @@ impl Slicer {
             }
         }
         slicer.conn_memo = memo;
-        let mut leaves = HashMap::new();
+        let mut leaves = HashMap::default();
         for (t, docs) in &slicer.fields_of_type {
             if slicer.conn_memo.contains_key(t) {
                 continue;
@@ -344,7 +346,7 @@ impl Slicer {
             leaves.insert(t.clone(), l);
         }
         slicer.leaf_memo = leaves;
-        let mut roots: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut roots: HashMap<String, Vec<usize>> = HashMap::default();
         if let Some(q) = slicer.graph.root(RootKind::Query) {
             for &d in slicer.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
                 let nt = &slicer.corpus.entries[d].named_type;
@@ -656,7 +658,7 @@ impl Slicer {
             }
         }
         out.extend(extra);
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         out.retain(|d| seen.insert(*d));
         let out = std::rc::Rc::new(out);
         cx.pkg_cache.insert(doc, out.clone());
@@ -730,8 +732,8 @@ impl Slicer {
             }
         }
         let mut heap: BinaryHeap<Cand> = BinaryHeap::new();
-        let mut val: HashMap<usize, f32> = HashMap::new();
-        let mut expanded: HashSet<String> = HashSet::new();
+        let mut val: HashMap<usize, f32> = HashMap::default();
+        let mut expanded: HashSet<String> = HashSet::default();
         for &(d, v) in cands {
             val.insert(d, v);
             let pkg = self.package(cx, d, knobs);
@@ -886,11 +888,11 @@ impl Slicer {
         let pr = Pruner::new(&self.graph, &rel);
         let mut cx = Ctx {
             pr,
-            value: HashMap::new(),
-            path_cache: HashMap::new(),
-            pkg_cache: HashMap::new(),
+            value: HashMap::default(),
+            path_cache: HashMap::default(),
+            pkg_cache: HashMap::default(),
             main_types: Vec::new(),
-            arg_cost: HashMap::new(),
+            arg_cost: HashMap::default(),
             style: opts.style,
         };
         let t0 = std::time::Instant::now();
@@ -905,7 +907,7 @@ impl Slicer {
             self.backend.search(&q, knobs.pool_k)?
         };
         let top = hits.first().map(|h| h.score).unwrap_or(0.0);
-        let mut type_rel: HashMap<String, f32> = HashMap::new();
+        let mut type_rel: HashMap<String, f32> = HashMap::default();
         for h in &hits {
             let e = &self.corpus.entries[h.doc];
             if self.is_excluded_root(&e.owner) {
@@ -1097,7 +1099,7 @@ impl Slicer {
             r.coordinates.clear();
             r.types = 0;
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let left_out: Vec<String> = left
             .iter()
             .map(|d| self.corpus.entries[*d].coordinate.clone())

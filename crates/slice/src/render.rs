@@ -1,7 +1,9 @@
 //! Rendering a selection of fields as SDL: the type closure (arguments, input types,
 //! enums, unions), argument / input-field / enum-value pruning, and the three styles.
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition, Type};
 use gqlnav_schema::apollo_compiler::schema::{Component, ExtendedType};
@@ -396,11 +398,11 @@ pub fn render(
     }
     let q_root = graph.root(RootKind::Query).map(str::to_string);
     // The closed form needs a query root with at least one field.
-    let mut stubs: HashSet<String> = HashSet::new();
+    let mut stubs: HashSet<String> = HashSet::default();
     // Queue of named types to define (or list as not shown).
     let mut queue: VecDeque<String> = VecDeque::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut kept_args: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+    let mut seen: HashSet<String> = HashSet::default();
+    let mut kept_args: HashMap<(&str, &str), Vec<&str>> = HashMap::default();
     let push = |q: &mut VecDeque<String>, seen: &mut HashSet<String>, n: &str| {
         if !seen.contains(n) {
             seen.insert(n.to_string());
@@ -463,8 +465,8 @@ pub fn render(
         Union(Vec<String>, usize),
         Stub(String),
     }
-    let mut defs: HashMap<String, Def> = HashMap::new();
-    let mut not_shown: HashSet<String> = HashSet::new();
+    let mut defs: HashMap<String, Def> = HashMap::default();
+    let mut not_shown: HashSet<String> = HashSet::default();
     while let Some(n) = queue.pop_front() {
         let Some(t) = schema.types.get(n.as_str()) else {
             continue;
@@ -549,7 +551,7 @@ pub fn render(
 
     // Legend counts for the compact style.
     let legend = Legend {
-        counts: HashMap::new(),
+        counts: HashMap::default(),
         ids: Default::default(),
         index: Default::default(),
     };
