@@ -555,6 +555,21 @@ fn pareto_svg(path: &Path, runs: &[SliceRunResult]) -> Result<(), BenchError> {
 /// Load the WG directory (`queries/` and `schemas/<id>/schema.graphql`) for the given
 /// schema ids, building one slicer per schema.
 pub fn load_wg_sets(wg_dir: &Path, schema_ids: &[&str]) -> Result<Vec<SliceSet>, BenchError> {
+    load_wg_sets_with(wg_dir, schema_ids, None)
+}
+
+/// Builds a slicer's ranker and names the corpus rendering it indexes.
+pub type MakeBackend<'a> = &'a dyn Fn() -> Result<
+    (Box<dyn gqlnav_search::SearchBackend>, gqlnav_corpus::Rendering),
+    BenchError,
+>;
+
+/// [`load_wg_sets`] with another ranker than the default structure ranker.
+pub fn load_wg_sets_with(
+    wg_dir: &Path,
+    schema_ids: &[&str],
+    make: Option<MakeBackend<'_>>,
+) -> Result<Vec<SliceSet>, BenchError> {
     let mut sets = Vec::new();
     for id in schema_ids {
         let ds = crate::dataset::load_wg_dir(
@@ -569,8 +584,14 @@ pub fn load_wg_sets(wg_dir: &Path, schema_ids: &[&str]) -> Result<Vec<SliceSet>,
         let sp = wg_dir.join("schemas").join(id).join("schema.graphql");
         let graph = gqlnav_schema::load_file(&sp)
             .map_err(|e| BenchError::Options(format!("{}: {e}", sp.display())))?;
-        let slicer =
-            Slicer::new(Arc::new(graph)).map_err(|e| BenchError::Options(e.to_string()))?;
+        let slicer = match make {
+            Some(f) => {
+                let (b, r) = f()?;
+                Slicer::with_backend(Arc::new(graph), b, r)
+            }
+            None => Slicer::new(Arc::new(graph)),
+        }
+        .map_err(|e| BenchError::Options(e.to_string()))?;
         sets.push(SliceSet {
             schema_id: id.to_string(),
             slicer: Arc::new(slicer),

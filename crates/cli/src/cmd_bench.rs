@@ -132,7 +132,7 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
     if a.mode == ModeArg::Slice {
         a.slice.report = a.report.clone();
         a.slice.json = a.json;
-        return crate::cmd_slice::run_bench(&a.slice);
+        return crate::cmd_slice::run_bench(&a.slice, &a.backend, &a.formats.join(","));
     }
     let (ds, schema_guess) = load_questions(&a)?;
     if a.schema.schema.is_none() {

@@ -147,10 +147,44 @@ pub struct SliceBenchArgs {
 }
 
 /// Run the slice benchmark and print (and optionally write) the board.
-pub fn run_bench(args: &SliceBenchArgs) -> Result<()> {
+/// The slicer's ranker: `structure` (default) or, with a local model or embedding server,
+/// `hybrid` / `hybrid-rrf` (over the first `--format` rendering).
+pub fn run_bench(
+    args: &SliceBenchArgs,
+    backend: &crate::backends::BackendArgs,
+    format: &str,
+) -> Result<()> {
     let ids: Vec<&str> = args.schema_ids.iter().map(String::as_str).collect();
-    let sets = gqlnav_bench::load_wg_sets(&args.wg, &ids)
-        .with_context(|| format!("loading {}", args.wg.display()))?;
+    let name = backend.backend.trim();
+    let sets = if name == "structure" {
+        gqlnav_bench::load_wg_sets(&args.wg, &ids)
+    } else {
+        if !name.starts_with("hybrid") {
+            anyhow::bail!(
+                "--mode slice ranks with `structure` (default), `hybrid` or `hybrid-rrf`, not `{name}`"
+            );
+        }
+        let rendering: gqlnav_corpus::Rendering = format
+            .split(',')
+            .next()
+            .unwrap_or("dot-plus-gloss")
+            .trim()
+            .parse()
+            .map_err(|e| anyhow!("{e}"))?;
+        let make = || {
+            let spec = crate::backends::BackendSpec {
+                backend: name.to_string(),
+                analyzer: gqlnav_search::Analyzer::Identifier,
+                rendering,
+            };
+            backend
+                .build(&spec)
+                .map(|b| (b, rendering))
+                .map_err(|e| gqlnav_bench::BenchError::Options(format!("{e:#}")))
+        };
+        gqlnav_bench::load_wg_sets_with(&args.wg, &ids, Some(&make))
+    }
+    .with_context(|| format!("loading {}", args.wg.display()))?;
     let mut configs = Vec::new();
     for b in &args.slice_budgets {
         let budget = if b == "auto" {
@@ -163,8 +197,8 @@ pub fn run_bench(args: &SliceBenchArgs) -> Result<()> {
         };
         let mut c = gqlnav_bench::SliceConfig::new(
             match budget {
-                Some(n) => format!("slice-{}-b{n}", args.slice_style.name()),
-                None => format!("slice-{}-auto", args.slice_style.name()),
+                Some(n) => format!("slice-{name}-{}-b{n}", args.slice_style.name()),
+                None => format!("slice-{name}-{}-auto", args.slice_style.name()),
             },
             budget,
         );

@@ -134,6 +134,13 @@ impl CachedMeter {
         self.meter.encoding()
     }
 
+    /// Tokens of `base + suffix`, given `base_tokens` = tokens of `base`: appending only
+    /// ever changes the last line segment of `base`, so only that one is recounted.
+    pub fn count_appended(&self, base: &str, base_tokens: usize, suffix: &str) -> usize {
+        let last = line_segments(base).last().unwrap_or("");
+        base_tokens - self.count(last) + self.count(&format!("{last}{suffix}"))
+    }
+
     /// Tokens of `text`, exactly [`TokenMeter::count`].
     pub fn count(&self, text: &str) -> usize {
         let Ok(mut cache) = self.cache.lock() else {
@@ -204,6 +211,19 @@ mod cached_tests {
             }
             let odd = "a\n\n\n  b  \n\tc!\n\n}\n   \n";
             assert_eq!(c.count(odd), m.count(odd), "{enc}");
+            for (base, suffix) in [
+                ("type A {\n  f: Int\n}", "\n# not shown: B, C\n"),
+                ("type A {\n  f: Int\n}\n", "\n# not shown: B\n"),
+                ("", "# x\n"),
+                ("abc", "def ghi"),
+            ] {
+                let bt = m.count(base);
+                assert_eq!(
+                    c.count_appended(base, bt, suffix),
+                    m.count(&format!("{base}{suffix}")),
+                    "{enc} {base:?} + {suffix:?}"
+                );
+            }
         }
     }
 }

@@ -109,6 +109,9 @@ pub struct Knobs {
     pub main_path_choices: usize,
     /// The top ranked fields that keep every argument.
     pub full_signature_k: usize,
+    /// The first pick aims at this share of the budget in estimated tokens (estimates
+    /// run a little low; a pick that renders over the budget is redone smaller).
+    pub first_fill: f32,
 }
 
 impl Default for Knobs {
@@ -135,6 +138,7 @@ impl Default for Knobs {
             main_paths: 2,
             main_path_choices: 12,
             full_signature_k: 5,
+            first_fill: 0.97,
         }
     }
 }
@@ -198,7 +202,7 @@ pub struct Slice {
 pub struct Slicer {
     graph: Arc<SchemaGraph>,
     corpus: Arc<Corpus>,
-    backend: StructureBackend,
+    backend: Box<dyn SearchBackend>,
     /// per corpus doc: estimated bare line cost without arguments.
     base_cost: Vec<f32>,
     /// coordinate -> doc
@@ -275,11 +279,24 @@ struct Ctx<'a> {
 impl Slicer {
     /// Index a schema (corpus of fields, structure ranker).
     pub fn new(graph: Arc<SchemaGraph>) -> Result<Self, SliceError> {
+        Self::with_backend(
+            graph,
+            Box::new(StructureBackend::new(StructureWeights::default())),
+            Rendering::DotPlusGloss,
+        )
+    }
+
+    /// Index a schema with another ranker (for instance a hybrid of the structure ranker
+    /// and a local embedding model) over the corpus in `rendering`.
+    pub fn with_backend(
+        graph: Arc<SchemaGraph>,
+        mut backend: Box<dyn SearchBackend>,
+        rendering: Rendering,
+    ) -> Result<Self, SliceError> {
         let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
         let meter = TokenMeter::new(Encoding::O200kBase);
-        let rendered = Arc::new(corpus.render(Rendering::DotPlusGloss, &meter));
+        let rendered = Arc::new(corpus.render(rendering, &meter));
         let ctx = SearchContext::new(graph.clone(), corpus.clone(), rendered);
-        let mut backend = StructureBackend::new(StructureWeights::default());
         backend.index(&ctx)?;
         let mut doc_of = HashMap::default();
         let mut fields_of_type: HashMap<String, Vec<usize>> = HashMap::default();
@@ -895,7 +912,6 @@ impl Slicer {
             arg_cost: HashMap::default(),
             style: opts.style,
         };
-        let t0 = std::time::Instant::now();
         // 1. rank
         let q = Query {
             text: question.to_string(),
@@ -974,16 +990,6 @@ impl Slicer {
                 }
             }
         }
-        if let Ok(w) = std::env::var("GQLNAV_SLICE_DEBUG") {
-            for (t, v) in tr.iter().take(30) {
-                eprintln!("type {t} {v:.3}");
-            }
-            for c in w.split(',') {
-                if let Some(d) = self.doc_of.get(c) {
-                    eprintln!("value {c} {:?}", cx.value.get(d));
-                }
-            }
-        }
         let mut cands: Vec<(usize, f32)> = cx
             .value
             .iter()
@@ -999,7 +1005,7 @@ impl Slicer {
         let meter = self.meter(opts.encoding);
         let mut target = opts
             .budget
-            .map(|b| b as f32)
+            .map(|b| b as f32 * knobs.first_fill)
             .unwrap_or(knobs.default_tokens as f32);
         // The fields the question is most about keep their whole signature: an optional
         // argument (`since`, `query`, `isFork`) is how such a field is narrowed.
@@ -1011,26 +1017,20 @@ impl Slicer {
             }
         }
         let mut tries = 0;
-        let tm = std::env::var("GQLNAV_T").is_ok();
-        if tm { eprintln!("T prep {}", t0.elapsed().as_micros()); }
         loop {
             tries += 1;
-            let t1 = std::time::Instant::now();
             let (mut sel, left, unfit) = self.pick(&mut cx, &cands, &seed_fields, target, knobs);
-            if tm { eprintln!("T pick {}", t1.elapsed().as_micros()); }
             for a in seed_args.iter().chain(&top_args) {
                 sel.forced_args.insert(a.clone());
             }
-            let t1 = std::time::Instant::now();
             let r = render(&self.graph, &sel, &cx.pr, ropts);
-            if tm { eprintln!("T render {}", t1.elapsed().as_micros()); }
-            let t1 = std::time::Instant::now();
             let body_tokens = meter.count(&r.body);
-            if tm { eprintln!("T count {}", t1.elapsed().as_micros()); eprintln!("T ratio {}", (body_tokens as f32 / target * 1000.0) as u32); }
             let fits = opts.budget.is_none_or(|b| body_tokens <= b);
             if fits || tries >= 8 {
                 let (mut sel, mut r, mut left, mut partial) = (sel, r, left, false);
+                let mut known = Some(body_tokens);
                 if !fits {
+                    known = None;
                     sel = Selection::default();
                     r = render(&self.graph, &sel, &cx.pr, ropts);
                 }
@@ -1043,6 +1043,7 @@ impl Slicer {
                     ) {
                         // Best partial: the package's coordinates, leaf first, while they fit.
                         partial = true;
+                        known = None;
                         let mut order = vec![pkg[0]];
                         order.extend(pkg[1..].iter().rev());
                         let mut missing = Vec::new();
@@ -1060,7 +1061,7 @@ impl Slicer {
                         left = missing.into_iter().chain(left).collect();
                     }
                 }
-                return Ok(self.finish(r, sel, left, partial, rel.clone(), opts, meter));
+                return Ok(self.finish(r, sel, left, partial, rel.clone(), opts, meter, known));
             }
             target *= (opts.budget.unwrap_or(1) as f32 / body_tokens as f32).min(0.97) * 0.97;
         }
@@ -1076,16 +1077,22 @@ impl Slicer {
         rel: Relevance,
         opts: &SliceOptions,
         meter: &CachedMeter,
+        body_tokens: Option<usize>,
     ) -> Slice {
         let mut sdl = r.body.clone();
+        let mut tokens = body_tokens.unwrap_or_else(|| meter.count(&sdl));
         if !opts.closed && !r.not_shown.is_empty() {
-            let line = format!("# not shown: {}\n", r.not_shown.join(", "));
-            let with = format!("{sdl}{}{line}", if sdl.is_empty() { "" } else { "\n" });
-            if opts.budget.is_none_or(|b| meter.count(&with) <= b) {
-                sdl = with;
+            let line = format!(
+                "{}# not shown: {}\n",
+                if sdl.is_empty() { "" } else { "\n" },
+                r.not_shown.join(", ")
+            );
+            let with_tokens = meter.count_appended(&sdl, tokens, &line);
+            if opts.budget.is_none_or(|b| with_tokens <= b) {
+                sdl.push_str(&line);
+                tokens = with_tokens;
             }
         }
-        let mut tokens = meter.count(&sdl);
         let mut partial = partial;
         let mut sel = sel;
         let mut r = r;
