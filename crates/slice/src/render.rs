@@ -450,6 +450,30 @@ pub fn render(
             push(&mut queue, &mut seen, f.ty.inner_named_type());
         }
     }
+    // Closed mode: an implementation's field must accept every argument its interface's
+    // field shows.
+    if opts.closed {
+        let mut extra: Vec<((&str, &str), Vec<&str>)> = Vec::new();
+        for (&(tn, fname), _) in kept_args.iter() {
+            let Some(def) = schema.types.get(tn) else {
+                continue;
+            };
+            for iname in implements_of(def) {
+                if let Some(ika) = kept_args.get(&(iname.as_str(), fname)) {
+                    extra.push(((tn, fname), ika.clone()));
+                }
+            }
+        }
+        for (k, add) in extra {
+            if let Some(ka) = kept_args.get_mut(&k) {
+                for a in add {
+                    if !ka.contains(&a) {
+                        ka.push(a);
+                    }
+                }
+            }
+        }
+    }
     if opts.closed {
         if let Some(q) = &q_root {
             if !sel.has_type(q) {
