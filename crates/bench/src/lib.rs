@@ -24,6 +24,6 @@ pub use metrics::{
 };
 pub use report::{json, markdown, write_report_dir};
 pub use slice_bench::{
-    load_wg_sets, load_wg_sets_with, run_slice_bench, MakeBackend, slice_json, slice_markdown, write_slice_report, SliceConfig,
-    SliceRunResult, SliceSet, SliceStats,
+    load_wg_sets, load_wg_sets_with, run_slice_bench, slice_json, slice_markdown,
+    write_slice_report, MakeBackend, SliceConfig, SliceRunResult, SliceSet, SliceStats,
 };

@@ -560,7 +560,10 @@ pub fn load_wg_sets(wg_dir: &Path, schema_ids: &[&str]) -> Result<Vec<SliceSet>,
 
 /// Builds a slicer's ranker and names the corpus rendering it indexes.
 pub type MakeBackend<'a> = &'a dyn Fn() -> Result<
-    (Box<dyn gqlnav_search::SearchBackend>, gqlnav_corpus::Rendering),
+    (
+        Box<dyn gqlnav_search::SearchBackend>,
+        gqlnav_corpus::Rendering,
+    ),
     BenchError,
 >;
 

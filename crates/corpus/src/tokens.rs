@@ -187,7 +187,10 @@ mod cached_tests {
     fn line_segments_cover_the_text() {
         let t = "type A {\n  f: Int\n}\n\nscalar X\r\nlast";
         let segs: Vec<&str> = line_segments(t).collect();
-        assert_eq!(segs, vec!["type A {\n", "  f: Int\n", "}\n\n", "scalar X\r\n", "last"]);
+        assert_eq!(
+            segs,
+            vec!["type A {\n", "  f: Int\n", "}\n\n", "scalar X\r\n", "last"]
+        );
         assert_eq!(segs.concat(), t);
         assert_eq!(line_segments("").count(), 0);
     }

@@ -59,6 +59,16 @@ fn github_paths_to_root_start_at_query() {
         g.paths_to_root("Commit.message", PathOptions::default())
             .unwrap()
     );
+    // generic lookups (`Query.resource`, `Query.node`: interfaces standing for dozens of
+    // types) cost two extra hops, so the repository path comes first and they do not
+    // crowd the five cheapest out
+    assert_eq!(paths[0][0], "Query.repository", "{paths:?}");
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p[0] == "Query.resource" || p[0] == "Query.node"),
+        "{paths:?}"
+    );
     // a root field is its own path
     assert_eq!(
         g.paths_to_root("Query.viewer", PathOptions::default())

@@ -357,7 +357,10 @@ impl Slicer {
                 .filter(|&d| {
                     let nt = slicer.corpus.entries[d].named_type.as_str();
                     !slicer.fields_of_type.contains_key(nt)
-                        && !matches!(slicer.graph.schema.types.get(nt), Some(ExtendedType::Union(_)))
+                        && !matches!(
+                            slicer.graph.schema.types.get(nt),
+                            Some(ExtendedType::Union(_))
+                        )
                 })
                 .collect();
             leaves.insert(t.clone(), l);
@@ -365,7 +368,12 @@ impl Slicer {
         slicer.leaf_memo = leaves;
         let mut roots: HashMap<String, Vec<usize>> = HashMap::default();
         if let Some(q) = slicer.graph.root(RootKind::Query) {
-            for &d in slicer.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
+            for &d in slicer
+                .fields_of_type
+                .get(q)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
                 let nt = &slicer.corpus.entries[d].named_type;
                 let fam = unwrap_connection(&slicer.graph, nt).unwrap_or_else(|| nt.clone());
                 if fam != q {
@@ -551,7 +559,12 @@ impl Slicer {
     /// remembered across questions (they do not depend on the question).
     fn path_docs(&self, ty: &str, choices: usize, depth: usize) -> Arc<Vec<(bool, Vec<usize>)>> {
         let key = (ty.to_string(), choices, depth);
-        if let Some(p) = self.path_docs_memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        if let Some(p) = self
+            .path_docs_memo
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+        {
             return p;
         }
         let q_root = self.graph.root(RootKind::Query).unwrap_or("Query");
@@ -977,7 +990,12 @@ impl Slicer {
         // read together (`Organization.repositories`, `Ref.target` → Commit).
         if knobs.link_blend > 0.0 {
             for (t, v) in tr.iter().take(knobs.link_types) {
-                for &d in self.fields_of_type.get(*t).map(Vec::as_slice).unwrap_or(&[]) {
+                for &d in self
+                    .fields_of_type
+                    .get(*t)
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[])
+                {
                     let fam = self.family[d]
                         .iter()
                         .filter(|f| *f != *t)
@@ -1038,7 +1056,9 @@ impl Slicer {
                     if let (Some(b), Some(pkg)) = (
                         opts.budget,
                         unfit.or_else(|| {
-                            cands.first().map(|(d, _)| self.package(&mut cx, *d, knobs).to_vec())
+                            cands
+                                .first()
+                                .map(|(d, _)| self.package(&mut cx, *d, knobs).to_vec())
                         }),
                     ) {
                         // Best partial: the package's coordinates, leaf first, while they fit.

@@ -185,9 +185,10 @@ impl<'a> Pruner<'a> {
         let nt = v.ty.inner_named_type().as_str();
         match self.graph.schema.types.get(nt) {
             Some(ExtendedType::Enum(_)) => self.enum_relevant(nt),
-            Some(ExtendedType::InputObject(i)) if look_inside => i.fields.values().any(|f| {
-                self.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())
-            }),
+            Some(ExtendedType::InputObject(i)) if look_inside => i
+                .fields
+                .values()
+                .any(|f| self.name_matches(&f.name) || self.enum_relevant(f.ty.inner_named_type())),
             _ => false,
         }
     }
@@ -593,11 +594,7 @@ pub fn render(
             for (fname, f) in fields {
                 if let Some(ka) = kept_args.get(&(t.as_str(), fname.as_str())) {
                     bump(&f.description);
-                    for a in f
-                        .arguments
-                        .iter()
-                        .filter(|a| ka.contains(&a.name.as_str()))
-                    {
+                    for a in f.arguments.iter().filter(|a| ka.contains(&a.name.as_str())) {
                         bump(&a.description);
                     }
                 }

@@ -146,7 +146,7 @@ fn styles_differ_in_size_and_say_pagination_once() {
     let (compact, tc) = s.rerender(&base, Style::Compact, false, Encoding::Cl100kBase);
     assert!(tb < tc && tc < ts, "bare {tb} compact {tc} sdl {ts}");
     assert!(!bare.contains("\"\"\""));
-    let pag = "Returns the elements in the list that come after the specified cursor.";
+    let pag = "Returns the first _n_ elements from the list.";
     assert!(sdl.matches(pag).count() > 1, "{sdl}");
     assert_eq!(compact.matches(pag).count(), 1, "{compact}");
     for t in [&bare, &compact, &sdl] {
@@ -179,4 +179,116 @@ fn seeds_are_included_even_mutations() {
         )
         .unwrap();
     assert!(!sl.coordinates.iter().any(|c| c.starts_with("Mutation.")));
+}
+
+/// Every connection field keeps `first`; `last`, `before` and `after` only when the
+/// question names them (forward paging is one `introspect` away).
+#[test]
+fn connections_keep_first_and_name_the_other_pagination_arguments_only_when_asked() {
+    let s = slicer("github");
+    let sl = s
+        .slice(
+            "open issues of a repository with their labels",
+            &[],
+            &opts(Some(6000), Style::Bare, false),
+        )
+        .unwrap();
+    let c = &sl.coordinates;
+    assert!(c.iter().any(|x| x == "Repository.issues(first:)"), "{c:?}");
+    // The five best-ranked fields keep their whole signature; every other field drops
+    // backward paging.
+    let with_last = c.iter().filter(|x| x.ends_with("(last:)")).count();
+    let with_first = c.iter().filter(|x| x.ends_with("(first:)")).count();
+    assert!(
+        with_first > 10 && with_last <= 5,
+        "{with_first} first, {with_last} last"
+    );
+    let sl = s
+        .slice(
+            "the last 5 issues before a cursor",
+            &[],
+            &opts(Some(6000), Style::Bare, false),
+        )
+        .unwrap();
+    assert!(sl
+        .coordinates
+        .iter()
+        .any(|x| x == "Repository.issues(last:)"));
+    assert!(sl
+        .coordinates
+        .iter()
+        .any(|x| x == "Repository.issues(before:)"));
+}
+
+/// Connection wrappers: `nodes` always; `edges` and the edge type only when the edge
+/// carries data of its own (`StarredRepositoryEdge.starredAt`).
+#[test]
+fn edges_appear_only_when_the_edge_carries_data() {
+    let s = slicer("github");
+    let sl = s
+        .slice(
+            "repositories a user starred and when they starred them",
+            &[],
+            &opts(Some(6000), Style::Bare, false),
+        )
+        .unwrap();
+    let c = &sl.coordinates;
+    assert!(c.iter().any(|x| x == "User.starredRepositories"), "{c:?}");
+    assert!(
+        c.iter().any(|x| x == "StarredRepositoryEdge.starredAt"),
+        "{c:?}"
+    );
+    assert!(c.iter().any(|x| x == "StarredRepositoryConnection.edges"));
+    // A plain edge (cursor and node only) is left out: nodes reads the same data.
+    assert!(
+        c.iter().any(|x| x == "IssueConnection.nodes")
+            || !c.iter().any(|x| x.starts_with("IssueConnection."))
+    );
+    assert!(!c.iter().any(|x| x == "IssueEdge.node"), "{c:?}");
+}
+
+/// A union with more members than the enum limit keeps the ones the slice defines or the
+/// question names and says how many it left out.
+#[test]
+fn large_unions_are_cut_to_relevant_members() {
+    let s = slicer("github");
+    let sl = s
+        .slice(
+            "timeline of an issue: who closed or reopened it",
+            &[],
+            &opts(Some(6000), Style::Bare, false),
+        )
+        .unwrap();
+    let line = sl
+        .sdl
+        .lines()
+        .find(|l| l.starts_with("union IssueTimelineItems ="))
+        .unwrap_or_else(|| panic!("no IssueTimelineItems union in\n{}", sl.sdl));
+    assert!(
+        line.contains("ClosedEvent") && line.contains("ReopenedEvent"),
+        "{line}"
+    );
+    assert!(line.contains("more"), "{line}");
+    assert!(line.matches('|').count() < 20, "{line}");
+}
+
+/// Paths avoid generic lookups: `Commit` is reached from `Query.repository`, not
+/// `Query.resource` (an interface standing for ~40 types).
+#[test]
+fn commits_are_reached_through_the_repository_not_a_generic_lookup() {
+    let s = slicer("github");
+    let sl = s
+        .slice(
+            "commit messages of a repository's history",
+            &[],
+            &opts(Some(4000), Style::Bare, false),
+        )
+        .unwrap();
+    let c = &sl.coordinates;
+    assert!(
+        c.iter()
+            .any(|x| x == "Repository.object" || x == "Ref.target"),
+        "{c:?}"
+    );
+    assert!(!c.iter().any(|x| x == "Query.resource"), "{c:?}");
 }
