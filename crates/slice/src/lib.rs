@@ -4,26 +4,34 @@
 //! Pipeline ([`Slicer::slice`]):
 //!
 //! 1. **Rank** the field coordinates with the structure-aware ranker
-//!    ([`gqlnav_search::StructureBackend`]); scores are scaled to [0, 1] by the best hit.
-//!    A type's relevance is the best score among its fields (and, discounted, among the
-//!    fields returning it). The top types are *expanded*: each of their fields becomes a
-//!    candidate worth `type_blend × relevance` even without lexical evidence of its own
-//!    ("breadth is the insurance", as the WG strategies found).
-//! 2. **Close** each candidate structurally into a package: the field, its best path from
-//!    the query root (never through Mutation), and the `nodes`/`edges`/`node` fields of
-//!    every connection on the way.
-//! 3. **Pick** packages greedily by marginal value per (estimated) token until the budget
-//!    (or, without one, [`Knobs::default_tokens`] and the score floor) is reached; then
-//!    add the query-root entry fields whose return-type family (the type, or the node type
-//!    of a connection) meets the selected types.
-//! 4. **Render** ([`render::render`]): selected fields with the arguments that survive
-//!    (required, pagination, or lexically relevant to the question), the input types and
-//!    enums they need (input fields and enum values pruned the same way), unions with all
-//!    members, custom scalars. Types named but not defined are listed in one closing
-//!    `# not shown: …` line, or, with `closed`, defined as one-field stubs so the slice
-//!    validates as a schema.
-//! 5. **Measure** the text in the named encoding; while it is over the budget, shrink the
-//!    estimate and pick again. A slice never exceeds its budget.
+//!    ([`gqlnav_search::StructureBackend`], or any backend via [`Slicer::with_backend`]);
+//!    scores are scaled to [0, 1] by the best hit. A type's relevance is the best score
+//!    among its fields (and, discounted, among the fields returning it).
+//! 2. **Value** candidates by channels: the ranker's score; the fields of the top types
+//!    (`type_blend × relevance`, "breadth is the insurance", as the WG strategies found);
+//!    *links*, fields of a relevant type leading to another relevant type directly,
+//!    through a connection or through a small interface/union (`Organization.repositories`,
+//!    `Ref.target` → Commit); the fields of what a picked field returns (`child_blend`).
+//!    The top ranked fields keep every argument (`full_signature_k`).
+//! 3. **Close** each candidate into a package: the field; its most valuable path from the
+//!    query root (never through Mutation; generic lookups such as `Query.node` last; the
+//!    question's main types get two paths); the query-root entries of each type the
+//!    package touches; the `nodes`/`totalCount` fields of every connection on the way
+//!    (`edges` and the edge type only when the edge carries data); and, for a small return
+//!    type, its scalar and enum leaves.
+//! 4. **Pick** packages greedily by value per estimated token until the budget (or, without
+//!    one, [`Knobs::default_tokens`]) is reached; then add the remaining query-root entries
+//!    whose return-type family meets the selection, while they fit.
+//! 5. **Render** ([`render::render`]): selected fields with the arguments that survive
+//!    (required; `first`; lexically relevant to the question; a single-object field's
+//!    selectors), the input types and enums they need (input fields and enum values pruned
+//!    the same way), unions (large ones cut to the members the slice defines or the
+//!    question names), custom scalars. Types named but not defined are listed in one
+//!    closing `# not shown: …` line, or, with `closed`, defined as one-field stubs so the
+//!    slice validates as a schema.
+//! 6. **Measure** the text in the named encoding ([`gqlnav_corpus::CachedMeter`]); while it
+//!    is over the budget, shrink the estimate and pick again. A slice never exceeds its
+//!    budget.
 //!
 //! Everything is deterministic and lexical: no hosted model is involved.
 
@@ -124,7 +132,7 @@ impl Default for Knobs {
             path_choices: 5,
             max_depth: 6,
             root_entries: true,
-            default_tokens: 4000,
+            default_tokens: 6000,
             enum_small: 8,
             paths_per_type: 1,
             child_blend: 0.2,
