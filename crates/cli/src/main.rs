@@ -55,7 +55,7 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
     #[command(
         after_help = "Examples:\n  gqlnav bench                                   the embedded 200 GitHub questions, default ranker\n  gqlnav bench --backend bm25 --analyzer standard,identifier --format raw,dot-plus-gloss,gloss,sdl\n  gqlnav bench -q benchmarks/wg/queries --schema-id linear --targets target --report out/\n  gqlnav bench -q my-questions.tsv --schema my.graphql --json"
     )]
-    Bench(cmd_bench::BenchArgs),
+    Bench(Box<cmd_bench::BenchArgs>),
     /// Cut the smallest valid SDL slice that reaches what a question needs, under a
     /// token budget.
     #[command(
@@ -98,7 +98,7 @@ fn main() {
         Command::Corpus(a) => cmd_corpus::run_corpus(a),
         Command::Cost(a) => cmd_corpus::run_cost(a),
         Command::Search(a) => cmd_search::run(a),
-        Command::Bench(a) => cmd_bench::run(a),
+        Command::Bench(a) => cmd_bench::run(*a),
         Command::Serve { schema, serve } => run_serve(schema, serve),
         Command::Slice { args, schema } => schema
             .load(args.json)
