@@ -140,9 +140,12 @@ pub fn run(
     };
     let poll = config.reload_poll;
     let stdio = config.http.is_none() && !(args.no_stdio && config.graphql.is_some());
-    let state = Arc::new(
-        AppState::build(graph.clone(), factory, config).context("building the search index")?,
-    );
+    let state =
+        AppState::build(graph.clone(), factory, config).context("building the search index")?;
+    // `search_schema` with `budget_tokens` returns a slice (crates/slice), built and warmed
+    // in the background.
+    let encoding = state.meter.encoding();
+    let state = Arc::new(state.with_slicer(gqlnav_serve::slice_hook(graph.clone(), encoding)));
     eprintln!(
         "gqlnav: index ready for {} ({} fields, {}) in {} ms",
         graph.source,

@@ -29,7 +29,9 @@ use std::path::Path;
 pub use config::{ExecPolicy, MutationPolicy, ServeConfig};
 pub use graphql::{graphql_router, run_graphql};
 pub use mcp::{http_router, run_http, run_stdio, GqlnavMcp};
-pub use state::{default_backend_factory, AppState, BackendFactory, SliceOut, Slicer, Snapshot};
+pub use state::{
+    default_backend_factory, slice_hook, AppState, BackendFactory, SliceOut, Slicer, Snapshot,
+};
 pub use tools::ToolOutput;
 
 /// Send `tracing` output to stderr, or to a file when one is given. Never to stdout

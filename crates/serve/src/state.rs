@@ -27,6 +27,48 @@ pub struct SliceOut {
 /// crate does not depend on the slice stage's API.
 pub type Slicer = Arc<dyn Fn(&str, usize) -> Result<SliceOut, String> + Send + Sync>;
 
+/// The slice hook over gqlnav's own slicer (crates/slice): the slicer is indexed on a
+/// background thread, so the server starts at once; a budgeted search that arrives before
+/// it is ready waits for it (root paths are then remembered question by question). Slices
+/// are in the `bare` style (no descriptions: at a small budget structure matters more, and
+/// `introspect` gives the descriptions), counted in `encoding`. The hook slices the schema
+/// it was built from (a schema reload keeps the old slicer; restart to slice a changed
+/// schema).
+pub fn slice_hook(graph: Arc<SchemaGraph>, encoding: gqlnav_corpus::Encoding) -> Slicer {
+    let cell: Arc<std::sync::OnceLock<Result<gqlnav_slice::Slicer, String>>> = Default::default();
+    let build = {
+        let cell = cell.clone();
+        let graph = graph.clone();
+        move || {
+            cell.get_or_init(|| gqlnav_slice::Slicer::new(graph).map_err(|e| e.to_string()));
+        }
+    };
+    std::thread::spawn(build);
+    Arc::new(move |query: &str, budget: usize| {
+        let slicer = cell
+            .get_or_init(|| gqlnav_slice::Slicer::new(graph.clone()).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| e.clone())?;
+        let s = slicer
+            .slice(
+                query,
+                &[],
+                &gqlnav_slice::SliceOptions {
+                    budget: Some(budget),
+                    encoding,
+                    style: gqlnav_slice::Style::Bare,
+                    ..Default::default()
+                },
+            )
+            .map_err(|e| e.to_string())?;
+        Ok(SliceOut {
+            sdl: s.sdl,
+            tokens: s.tokens,
+            coordinates: s.coordinates,
+        })
+    })
+}
+
 /// Builds an **indexed** backend for a context (used at start and on every reload).
 pub type BackendFactory =
     Arc<dyn Fn(&SearchContext) -> Result<Box<dyn SearchBackend>, String> + Send + Sync>;
