@@ -417,7 +417,8 @@ pub fn slice_markdown(runs: &[SliceRunResult]) -> String {
         "\nperfect = every `mustInclude` entry is a member of the parsed slice (exact match), over rows with musts. \
 Members: definition names, `T.f`, `T.f(a:)` per rendered argument, `I.f`, `E.V`. Tokens: cl100k_base is the WG ruler; \
 p50/p95 are floor percentiles. excludeViol: mean members per row equal to or under a `mustExclude` prefix. \
-Budgets are in cl100k_base tokens."
+Budgets are in cl100k_base tokens. Latency: one `slice` call on a warm slicer (root paths of every type computed \
+before the clock starts, as in a running server)."
     );
     s
 }

@@ -241,8 +241,9 @@ pub struct Slicer {
 type PathDocsMemo = std::sync::Mutex<HashMap<(String, usize, usize), Arc<Vec<(bool, Vec<usize>)>>>>;
 
 /// Interfaces and unions with at most this many possible types count as leading to each
-/// of them (`GitObject` → Commit, Tree, Blob, Tag); `Node` does not.
-const SMALL_ABSTRACT: usize = 16;
+/// of them (`GitObject` → Commit, Tree, Blob, Tag); larger ones are the schema graph's
+/// generic lookups (`Node`), which lead nowhere in particular.
+const SMALL_ABSTRACT: usize = gqlnav_schema::graph::GENERIC_ABSTRACT;
 
 fn est(chars: usize) -> f32 {
     chars as f32 / 3.6
