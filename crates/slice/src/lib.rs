@@ -62,6 +62,9 @@ pub enum SliceError {
     /// A seed coordinate is malformed or not in the schema.
     #[error("seed {0:?}: {1}")]
     Seed(String, String),
+    /// A selection knob is out of range.
+    #[error("knob {0}: {1}")]
+    Knob(&'static str, String),
 }
 
 /// Aggregate knobs of the selection stage (no per-question rules).
@@ -120,6 +123,36 @@ pub struct Knobs {
     /// The first pick aims at this share of the budget in estimated tokens (estimates
     /// run a little low; a pick that renders over the budget is redone smaller).
     pub first_fill: f32,
+}
+
+impl Knobs {
+    /// Check the ranges that would make slices meaningless.
+    pub fn validate(&self) -> Result<(), SliceError> {
+        let share = |name: &'static str, v: f32| {
+            if v.is_finite() && (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(SliceError::Knob(name, format!("{v} is not in [0, 1]")))
+            }
+        };
+        share("typeBlend", self.type_blend)?;
+        share("childBlend", self.child_blend)?;
+        share("linkBlend", self.link_blend)?;
+        share("valueFloor", self.value_floor)?;
+        if !(self.first_fill.is_finite() && self.first_fill > 0.0 && self.first_fill <= 1.0) {
+            return Err(SliceError::Knob(
+                "firstFill",
+                format!("{} is not in (0, 1]", self.first_fill),
+            ));
+        }
+        if !self.generic_hop_penalty.is_finite() || self.generic_hop_penalty < 0.0 {
+            return Err(SliceError::Knob(
+                "genericHopPenalty",
+                format!("{} is not a number ≥ 0", self.generic_hop_penalty),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Default for Knobs {
@@ -922,6 +955,7 @@ impl Slicer {
         opts: &SliceOptions,
     ) -> Result<Slice, SliceError> {
         let knobs = &opts.knobs;
+        knobs.validate()?;
         let (seed_fields, seed_types, seed_args) = self.parse_seeds(&opts.seeds)?;
         let rel = Relevance::new(question, sub_queries);
         let pr = Pruner::new(&self.graph, &rel);

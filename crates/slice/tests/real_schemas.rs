@@ -292,3 +292,21 @@ fn commits_are_reached_through_the_repository_not_a_generic_lookup() {
     );
     assert!(!c.iter().any(|x| x == "Query.resource"), "{c:?}");
 }
+
+/// Knobs out of range are a clear error, not a silently empty slice.
+#[test]
+fn out_of_range_knobs_are_refused() {
+    let s = slicer("singapore");
+    let mut o = opts(Some(500), Style::Bare, false);
+    o.knobs.first_fill = 0.0;
+    let e = s.slice("schools", &[], &o).unwrap_err().to_string();
+    assert!(e.contains("firstFill"), "{e}");
+    o.knobs = gqlnav_slice::Knobs {
+        type_blend: 1.5,
+        ..Default::default()
+    };
+    let e = s.slice("schools", &[], &o).unwrap_err().to_string();
+    assert!(e.contains("typeBlend"), "{e}");
+    o.knobs = Default::default();
+    assert!(s.slice("schools", &[], &o).is_ok());
+}
