@@ -1,5 +1,10 @@
 //! The `gqlnav` binary: a thin layer over the pipeline crates.
 
+/// mimalloc: slicing and serving allocate many small strings; in interleaved runs on this
+/// machine the slice bench's p50 was ~15% lower than with the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod backends;
 mod cmd_bench;
 mod cmd_corpus;
