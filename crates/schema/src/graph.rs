@@ -289,6 +289,16 @@ impl SchemaGraph {
             .unwrap_or(&[])
     }
 
+    /// The types an abstract type can stand for: an interface's implementers, a union's
+    /// members; empty for any other type.
+    pub fn possible_types(&self, ty: &str) -> Vec<String> {
+        match self.schema.types.get(ty) {
+            Some(ExtendedType::Interface(_)) => self.implementers(ty).to_vec(),
+            Some(ExtendedType::Union(u)) => u.members.iter().map(|m| m.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Cheapest path cost from the given root to `ty` (0 for the root itself), in hops:
     /// a field returning the type directly costs 1, one returning an abstract type that
     /// can stand for it costs more (see [`abstract_hop_cost`]).

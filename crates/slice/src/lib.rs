@@ -126,6 +126,12 @@ pub struct Knobs {
 }
 
 impl Knobs {
+    /// Candidate root paths enumerated per type: one enumeration serves both widths
+    /// (paths come cheapest first, so the narrower set is a prefix of the wider one).
+    fn path_width(&self) -> usize {
+        self.path_choices.max(self.main_path_choices).max(1)
+    }
+
     /// Check the ranges that would make slices meaningless.
     pub fn validate(&self) -> Result<(), SliceError> {
         let share = |name: &'static str, v: f32| {
@@ -433,13 +439,7 @@ impl Slicer {
                 let nt = e.named_type.clone();
                 let node = unwrap_connection(&slicer.graph, &nt).unwrap_or_else(|| nt.clone());
                 for t in [nt, node] {
-                    let possible: Vec<String> = match slicer.graph.schema.types.get(t.as_str()) {
-                        Some(ExtendedType::Interface(_)) => slicer.graph.implementers(&t).to_vec(),
-                        Some(ExtendedType::Union(u)) => {
-                            u.members.iter().map(|m| m.to_string()).collect()
-                        }
-                        _ => Vec::new(),
-                    };
+                    let possible = slicer.graph.possible_types(&t);
                     if possible.len() <= SMALL_ABSTRACT {
                         f.extend(possible);
                     }
@@ -454,15 +454,7 @@ impl Slicer {
             .corpus
             .entries
             .iter()
-            .map(|e| {
-                let t = e.named_type.as_str();
-                let n = match slicer.graph.schema.types.get(t) {
-                    Some(ExtendedType::Interface(_)) => slicer.graph.implementers(t).len(),
-                    Some(ExtendedType::Union(u)) => u.members.len(),
-                    _ => 0,
-                };
-                n > SMALL_ABSTRACT
-            })
+            .map(|e| slicer.graph.possible_types(&e.named_type).len() > SMALL_ABSTRACT)
             .collect();
         slicer.family = family;
         Ok(slicer)
@@ -480,8 +472,7 @@ impl Slicer {
                 s.spawn(move || {
                     for t in part {
                         if self.graph.root_kind(t).is_none() {
-                            let wide = knobs.path_choices.max(knobs.main_path_choices).max(1);
-                            self.path_docs(t, wide, knobs.max_depth);
+                            self.path_docs(t, knobs.path_width(), knobs.max_depth);
                         }
                     }
                 });
@@ -645,7 +636,6 @@ impl Slicer {
         if let Some(p) = cx.path_cache.get(ty) {
             return p.clone();
         }
-        let mut scored: Vec<(bool, f32, usize, Vec<usize>)> = Vec::new();
         // The question's main types are reached in more than one way (an agent may
         // know either entry), chosen from a wider set of candidate paths.
         let main = cx.main_types.iter().any(|t| t == ty);
@@ -654,32 +644,30 @@ impl Slicer {
         } else {
             (knobs.path_choices, knobs.paths_per_type)
         };
-        if self.graph.root_kind(ty).is_none() {
-            // One enumeration serves both widths: paths come cheapest first, so the
-            // narrower set is a prefix of the wider one.
-            let wide = knobs.path_choices.max(knobs.main_path_choices).max(1);
-            let paths = self.path_docs(ty, wide, knobs.max_depth);
-            for (from_query, docs) in paths.iter().take(choices.max(1)) {
-                let from_query = *from_query;
-                let docs = docs.clone();
-                // A hop through a generic lookup (`Query.node`, `Query.resource`: an
-                // interface standing for many types) says nothing about how the type is
-                // reached in practice; such paths come last.
-                let generic = docs.iter().filter(|&&d| self.generic_hop[d]).count();
-                let v: f32 = docs
-                    .iter()
-                    .map(|d| cx.value.get(d).copied().unwrap_or(0.0))
-                    .sum::<f32>()
-                    - 0.01 * docs.len() as f32
-                    - knobs.generic_hop_penalty * generic as f32;
-                let i = scored.len();
-                scored.push((from_query, v, i, docs));
-            }
+        let paths = if self.graph.root_kind(ty).is_none() {
+            self.path_docs(ty, knobs.path_width(), knobs.max_depth)
+        } else {
+            Arc::default()
+        };
+        let mut scored: Vec<(bool, f32, usize, &[usize])> = Vec::new();
+        for (from_query, docs) in paths.iter().take(choices.max(1)) {
+            // A hop through a generic lookup (`Query.node`, `Query.resource`: an
+            // interface standing for many types) says nothing about how the type is
+            // reached in practice; such paths come last.
+            let generic = docs.iter().filter(|&&d| self.generic_hop[d]).count();
+            let v: f32 = docs
+                .iter()
+                .map(|d| cx.value.get(d).copied().unwrap_or(0.0))
+                .sum::<f32>()
+                - 0.01 * docs.len() as f32
+                - knobs.generic_hop_penalty * generic as f32;
+            let i = scored.len();
+            scored.push((*from_query, v, i, docs));
         }
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
         let mut out = Vec::new();
         for (_, _, _, docs) in scored.into_iter().take(take.max(1)) {
-            for d in docs {
+            for &d in docs {
                 if !out.contains(&d) {
                     out.push(d);
                 }
