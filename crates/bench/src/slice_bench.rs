@@ -697,6 +697,9 @@ mod wg_runs {
         {
             let mut c = SliceConfig::new(k, b);
             c.knobs = serde_json::from_str(k).unwrap();
+            if let Ok(st) = std::env::var("SLICE_STYLE") {
+                c.style = Style::parse(&st).unwrap();
+            }
             cfgs.push(c);
         }
         let runs = run_slice_bench(&sets, &cfgs).unwrap();
@@ -717,7 +720,7 @@ mod wg_runs {
                     let o = SliceOptions {
                         budget: Some(4000),
                         encoding: Encoding::Cl100kBase,
-                        style: if closed { Style::Sdl } else { Style::Bare },
+                        style: if closed { Style::Sdl } else { Style::Dense },
                         closed,
                         ..SliceOptions::default()
                     };

@@ -15,7 +15,7 @@ fn parse_encoding_arg(s: &str) -> Result<Encoding, String> {
 }
 
 fn parse_style_arg(s: &str) -> Result<Style, String> {
-    Style::parse(s).ok_or_else(|| format!("unknown style {s:?} (sdl, bare, compact)"))
+    Style::parse(s).ok_or_else(|| format!("unknown style {s:?} (sdl, bare, compact, dense)"))
 }
 
 /// Flags of `gqlnav slice` (the schema flags are the caller's).
@@ -30,8 +30,9 @@ pub struct SliceArgs {
     /// Encoding of the budget and the reported token count.
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding_arg)]
     pub encoding: Encoding,
-    /// sdl (with descriptions), bare (no descriptions) or compact (one line per field,
-    /// repeated descriptions said once).
+    /// sdl (with descriptions), bare (no descriptions), compact (one line per field,
+    /// repeated descriptions said once) or dense (no descriptions, one line per
+    /// definition: the fewest tokens).
     #[arg(long, default_value = "sdl", value_parser = parse_style_arg)]
     pub style: Style,
     /// Define every named type (stubs where needed) so the slice validates as a schema.
@@ -128,8 +129,9 @@ pub struct SliceBenchArgs {
         value_delimiter = ','
     )]
     pub slice_budgets: Vec<String>,
-    /// Style of the graded slices.
-    #[arg(long, default_value = "bare", value_parser = parse_style_arg)]
+    /// Style of the graded slices: dense (one line per definition, the fewest tokens),
+    /// bare (one field per line, as the WG suite prints), sdl or compact.
+    #[arg(long, default_value = "dense", value_parser = parse_style_arg)]
     pub slice_style: Style,
     /// Grade closed (validating) slices.
     #[arg(long)]

@@ -27,6 +27,11 @@ pub enum Style {
     /// descriptions repeated in the slice (pagination arguments, …) are written once in a
     /// legend at the top and referred to as `[n]`.
     Compact,
+    /// SDL without descriptions, one line per definition
+    /// (`type Ref { name: String! target: GitObject }`): the same members as `bare` for
+    /// about 15% fewer tokens (the line breaks and two-space indents of `bare` cost a
+    /// token per field in cl100k_base and o200k_base).
+    Dense,
 }
 
 impl Style {
@@ -36,6 +41,7 @@ impl Style {
             Style::Sdl => "sdl",
             Style::Bare => "bare",
             Style::Compact => "compact",
+            Style::Dense => "dense",
         }
     }
 
@@ -45,6 +51,7 @@ impl Style {
             "sdl" => Some(Style::Sdl),
             "bare" | "nodesc" | "no-descriptions" => Some(Style::Bare),
             "compact" => Some(Style::Compact),
+            "dense" => Some(Style::Dense),
             _ => None,
         }
     }
@@ -604,7 +611,9 @@ pub fn render(
 
     let mut blocks: Vec<String> = Vec::new();
     let mut coords: Vec<String> = Vec::new();
-    let style = opts.style;
+    // Dense is bare SDL with each definition on one line (joined below).
+    let dense = opts.style == Style::Dense;
+    let style = if dense { Style::Bare } else { opts.style };
     let type_desc = |out: &mut String, d: &Option<Node<str>>, indent: &str| {
         if let Some(d) = desc_str(d) {
             match style {
@@ -615,7 +624,7 @@ pub fn render(
                     out.push_str(&legend.say(d));
                     out.push('\n');
                 }
-                Style::Bare => {}
+                Style::Bare | Style::Dense => {}
             }
         }
     };
@@ -687,7 +696,7 @@ pub fn render(
                         }
                         out.push_str(&format!(": {}\n", ty_str(&f.ty)));
                     }
-                    Style::Bare | Style::Compact => {
+                    Style::Bare | Style::Dense | Style::Compact => {
                         out.push_str("  ");
                         out.push_str(fname);
                         if !args.is_empty() {
@@ -718,7 +727,7 @@ pub fn render(
                 }
             }
             out.push('}');
-            blocks.push(out);
+            blocks.push(if dense { one_line(&out) } else { out });
             continue;
         }
         let Some(def) = defs.get(n) else { continue };
@@ -772,7 +781,9 @@ pub fn render(
                             }
                             out.push('\n');
                         }
-                        Style::Bare => out.push_str(&format!("  {k}: {}\n", ty_str(&f.ty))),
+                        Style::Bare | Style::Dense => {
+                            out.push_str(&format!("  {k}: {}\n", ty_str(&f.ty)))
+                        }
                     }
                 }
                 out.push('}');
@@ -805,7 +816,7 @@ pub fn render(
                 out.push_str(&format!("{kw} {n} {{\n  {f}{args}: {}\n}}", ty_str(&fd.ty)));
             }
         }
-        blocks.push(out);
+        blocks.push(if dense { one_line(&out) } else { out });
     }
     let mut body = String::new();
     if style == Style::Compact {
@@ -840,7 +851,7 @@ pub fn render(
         }
     }
     let types = blocks.iter().filter(|b| !b.starts_with("schema {")).count();
-    body.push_str(&blocks.join("\n\n"));
+    body.push_str(&blocks.join(if dense { "\n" } else { "\n\n" }));
     if !blocks.is_empty() {
         body.push('\n');
     }
@@ -857,4 +868,31 @@ pub fn render(
         types,
         coordinates: coords,
     }
+}
+
+/// One definition on one line (`type T {\n  a: X\n  b: Y\n}` → `type T { a: X b: Y }`);
+/// a comment line inside (`# +3 more`) moves after the closing brace, where it cannot
+/// swallow the rest of the definition.
+fn one_line(block: &str) -> String {
+    let mut out = String::with_capacity(block.len());
+    let mut comments = Vec::new();
+    for line in block.lines() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if t.starts_with('#') {
+            comments.push(t);
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(t);
+    }
+    for c in comments {
+        out.push(' ');
+        out.push_str(c);
+    }
+    out
 }

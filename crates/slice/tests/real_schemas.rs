@@ -41,7 +41,7 @@ fn opts(budget: Option<usize>, style: Style, closed: bool) -> SliceOptions {
 #[test]
 fn budgets_are_never_exceeded_and_counts_are_true() {
     let s = slicer("github");
-    for style in [Style::Bare, Style::Sdl, Style::Compact] {
+    for style in [Style::Bare, Style::Sdl, Style::Compact, Style::Dense] {
         for b in [5usize, 50, 300, 1500, 6000] {
             for closed in [false, true] {
                 let sl = s.slice(Q, &[], &opts(Some(b), style, closed)).unwrap();
@@ -151,6 +151,91 @@ fn styles_differ_in_size_and_say_pagination_once() {
     assert_eq!(compact.matches(pag).count(), 1, "{compact}");
     for t in [&bare, &compact, &sdl] {
         Document::parse(t.as_str(), "s.graphql").unwrap();
+    }
+}
+
+/// Definition names and `Type.member` names of an SDL document.
+fn members(sdl: &str) -> std::collections::BTreeSet<String> {
+    use gqlnav_schema::apollo_compiler::ast::Definition;
+    let doc = Document::parse(sdl, "s.graphql").unwrap_or_else(|e| panic!("{e}\n{sdl}"));
+    let mut out = std::collections::BTreeSet::new();
+    for d in &doc.definitions {
+        let (name, parts): (String, Vec<String>) = match d {
+            Definition::ObjectTypeDefinition(o) => (
+                o.name.to_string(),
+                o.fields.iter().map(|f| f.name.to_string()).collect(),
+            ),
+            Definition::InterfaceTypeDefinition(o) => (
+                o.name.to_string(),
+                o.fields.iter().map(|f| f.name.to_string()).collect(),
+            ),
+            Definition::EnumTypeDefinition(e) => (
+                e.name.to_string(),
+                e.values.iter().map(|v| v.value.to_string()).collect(),
+            ),
+            Definition::InputObjectTypeDefinition(i) => (
+                i.name.to_string(),
+                i.fields.iter().map(|f| f.name.to_string()).collect(),
+            ),
+            Definition::UnionTypeDefinition(u) => (
+                u.name.to_string(),
+                u.members.iter().map(|m| m.to_string()).collect(),
+            ),
+            Definition::ScalarTypeDefinition(x) => (x.name.to_string(), Vec::new()),
+            _ => continue,
+        };
+        for p in parts {
+            out.insert(format!("{name}.{p}"));
+        }
+        out.insert(name);
+    }
+    out
+}
+
+#[test]
+fn dense_slices_hold_the_same_members_in_fewer_tokens() {
+    for (id, q) in [
+        ("github", Q),
+        (
+            "github",
+            "audit log entries of an organization with their actions",
+        ),
+        (
+            "linear",
+            "issues assigned to me in the current cycle with their labels",
+        ),
+    ] {
+        let s = slicer(id);
+        let base = s
+            .slice(q, &[], &opts(Some(4000), Style::Bare, false))
+            .unwrap();
+        let (bare, tb) = s.rerender(&base, Style::Bare, false, Encoding::Cl100kBase);
+        let (dense, td) = s.rerender(&base, Style::Dense, false, Encoding::Cl100kBase);
+        assert_eq!(members(&bare), members(&dense), "{id} {q}");
+        // One line per definition, plus the closing comment lines.
+        let defs = dense
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .count();
+        assert_eq!(
+            defs,
+            members(&dense).iter().filter(|m| !m.contains('.')).count(),
+            "{dense}"
+        );
+        assert!(
+            (td as f32) < 0.92 * tb as f32,
+            "{id}: dense {td} vs bare {tb} tokens"
+        );
+        // Closed dense slices validate too.
+        let (closed, _) = s.rerender(&base, Style::Dense, true, Encoding::Cl100kBase);
+        Schema::parse_and_validate(&closed, "closed.graphql")
+            .unwrap_or_else(|e| panic!("{id} closed dense: {e}\n{closed}"));
+        // A slice asked for in dense fills its budget with more than the bare one.
+        let d = s
+            .slice(q, &[], &opts(Some(4000), Style::Dense, false))
+            .unwrap();
+        assert!(d.tokens <= 4000);
+        assert!(d.coordinates.len() > base.coordinates.len(), "{id} {q}");
     }
 }
 
