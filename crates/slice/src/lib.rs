@@ -171,7 +171,7 @@ impl Default for Knobs {
             path_choices: 5,
             max_depth: 6,
             root_entries: true,
-            default_tokens: 6000,
+            default_tokens: 8500,
             enum_small: 8,
             paths_per_type: 1,
             child_blend: 0.2,
