@@ -2,6 +2,7 @@
 //! enums, unions), argument / input-field / enum-value pruning, and the three styles.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::fmt::Write as _;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -243,7 +244,7 @@ impl<'a> Pruner<'a> {
     pub fn union_members(
         &self,
         u: &gqlnav_schema::apollo_compiler::schema::UnionType,
-        owners: &[String],
+        owners: &HashSet<&str>,
         small: usize,
     ) -> (Vec<String>, usize) {
         let all: Vec<String> = u.members.iter().map(|m| m.to_string()).collect();
@@ -252,7 +253,7 @@ impl<'a> Pruner<'a> {
         }
         let mut kept: Vec<String> = all
             .iter()
-            .filter(|m| owners.contains(m) || self.rel.name_matches(m))
+            .filter(|m| owners.contains(m.as_str()) || self.name_matches(m))
             .cloned()
             .collect();
         if kept.is_empty() {
@@ -271,7 +272,7 @@ impl<'a> Pruner<'a> {
         let all: Vec<String> = e.values.keys().map(|k| k.to_string()).collect();
         let rel: Vec<String> = all
             .iter()
-            .filter(|v| self.rel.name_matches(v))
+            .filter(|v| self.name_matches(v))
             .cloned()
             .collect();
         if !rel.is_empty() {
@@ -515,7 +516,7 @@ pub fn render(
                 defs.insert(n, Def::Enum(v, left));
             }
             ExtendedType::Union(u) => {
-                let (m, left) = pr.union_members(u, &owners, opts.enum_small);
+                let (m, left) = pr.union_members(u, &owner_set, opts.enum_small);
                 for x in &m {
                     push(&mut queue, &mut seen, x);
                 }
@@ -654,7 +655,7 @@ pub fn render(
                 out.push_str(" implements ");
                 out.push_str(&imps.join(" & "));
             }
-            out.push_str(" {\n");
+            out.push_str(if dense { " {" } else { " {\n" });
             for (fname, f) in fields {
                 let Some(ka) = kept_args.get(&(n, fname.as_str())) else {
                     continue;
@@ -697,16 +698,23 @@ pub fn render(
                         out.push_str(&format!(": {}\n", ty_str(&f.ty)));
                     }
                     Style::Bare | Style::Dense | Style::Compact => {
-                        out.push_str("  ");
+                        // Dense writes the fields on the header's line (` {`, ` f: T`, ` }`).
+                        out.push_str(if dense { " " } else { "  " });
                         out.push_str(fname);
                         if !args.is_empty() {
-                            let parts: Vec<String> = args
-                                .iter()
-                                .map(|a| format!("{}: {}", a.name, ty_str(&a.ty)))
-                                .collect();
-                            out.push_str(&format!("({})", parts.join(", ")));
+                            out.push('(');
+                            for (i, a) in args.iter().enumerate() {
+                                if i > 0 {
+                                    out.push_str(", ");
+                                }
+                                out.push_str(&a.name);
+                                out.push_str(": ");
+                                let _ = write!(out, "{}", a.ty);
+                            }
+                            out.push(')');
                         }
-                        out.push_str(&format!(": {}", ty_str(&f.ty)));
+                        out.push_str(": ");
+                        let _ = write!(out, "{}", f.ty);
                         if style == Style::Compact {
                             let mut notes = Vec::new();
                             if let Some(d) = desc_str(&f.description) {
@@ -722,12 +730,14 @@ pub fn render(
                                 out.push_str(&notes.join(" | "));
                             }
                         }
-                        out.push('\n');
+                        if !dense {
+                            out.push('\n');
+                        }
                     }
                 }
             }
-            out.push('}');
-            blocks.push(if dense { one_line(&out) } else { out });
+            out.push_str(if dense { " }" } else { "}" });
+            blocks.push(out);
             continue;
         }
         let Some(def) = defs.get(n) else { continue };
