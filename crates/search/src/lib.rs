@@ -142,7 +142,17 @@ impl SearchContext {
 
 /// Sort scored positions best first, ties by corpus order, and keep `k`.
 pub fn top_k(mut v: Vec<Scored>, k: usize) -> Vec<Scored> {
-    v.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
-    v.truncate(k);
+    let order = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+    // Select the k best first (linear), then sort only those: same order as a full sort,
+    // since the order is total (ties broken by doc).
+    if k == 0 {
+        v.clear();
+        return v;
+    }
+    if v.len() > k {
+        v.select_nth_unstable_by(k - 1, order);
+        v.truncate(k);
+    }
+    v.sort_unstable_by(order);
     v
 }

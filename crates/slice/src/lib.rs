@@ -50,7 +50,7 @@ use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend, Struc
 pub mod relevance;
 pub mod render;
 
-pub use relevance::{Relevance, FORWARD_PAGINATION_ARGS, PAGINATION_ARGS};
+pub use relevance::{NameTerms, Relevance, FORWARD_PAGINATION_ARGS, PAGINATION_ARGS};
 pub use render::{render, Pruner, RenderOptions, Rendered, Selection, Style};
 
 /// Errors building a slicer.
@@ -275,6 +275,8 @@ pub struct Slicer {
     owner_id: Vec<usize>,
     /// number of owner types
     n_types: usize,
+    /// Every schema name split into its matching terms, once.
+    names: NameTerms,
 }
 
 type PathDocsMemo = std::sync::Mutex<HashMap<(String, usize, usize), Arc<Vec<(bool, Vec<usize>)>>>>;
@@ -319,7 +321,7 @@ type ParsedSeeds = (Vec<usize>, Vec<String>, Vec<(String, String, String)>);
 struct Ctx<'a> {
     pr: Pruner<'a>,
     value: HashMap<usize, f32>,
-    path_cache: HashMap<String, Vec<usize>>,
+    path_cache: HashMap<String, std::rc::Rc<[usize]>>,
     pkg_cache: HashMap<usize, std::rc::Rc<Vec<usize>>>,
     /// The most relevant types (more paths from the root).
     main_types: Vec<String>,
@@ -349,6 +351,7 @@ impl Slicer {
         let rendered = Arc::new(corpus.render(rendering, &meter));
         let ctx = SearchContext::new(graph.clone(), corpus.clone(), rendered);
         backend.index(&ctx)?;
+        let names = NameTerms::new(&graph);
         let mut doc_of = HashMap::default();
         let mut fields_of_type: HashMap<String, Vec<usize>> = HashMap::default();
         let mut base_cost = Vec::with_capacity(corpus.len());
@@ -376,6 +379,7 @@ impl Slicer {
             path_docs_memo: Default::default(),
             owner_id: Vec::new(),
             n_types: 0,
+            names,
         };
         let mut ids: HashMap<&str, usize> = HashMap::default();
         let owner_id: Vec<usize> = slicer
@@ -562,8 +566,8 @@ impl Slicer {
     /// `totalCount`; `edges` and `Edge.node` only when there is no `nodes` field or the
     /// edge carries data of its own (`StarredRepositoryEdge.starredAt`), and then those
     /// fields too (not `cursor`: `pageInfo` pages as well).
-    fn conn_docs(&self, named: &str) -> Vec<usize> {
-        self.conn_memo.get(named).cloned().unwrap_or_default()
+    fn conn_docs(&self, named: &str) -> &[usize] {
+        self.conn_memo.get(named).map(Vec::as_slice).unwrap_or(&[])
     }
 
     fn compute_conn_docs(&self, named: &str) -> Vec<usize> {
@@ -639,7 +643,7 @@ impl Slicer {
     }
 
     /// The most relevant query path to type `ty` (docs, root first), cached.
-    fn path(&self, cx: &mut Ctx<'_>, ty: &str, knobs: &Knobs) -> Vec<usize> {
+    fn path(&self, cx: &mut Ctx<'_>, ty: &str, knobs: &Knobs) -> std::rc::Rc<[usize]> {
         if let Some(p) = cx.path_cache.get(ty) {
             return p.clone();
         }
@@ -680,6 +684,7 @@ impl Slicer {
                 }
             }
         }
+        let out: std::rc::Rc<[usize]> = out.into();
         cx.path_cache.insert(ty.to_string(), out.clone());
         out
     }
@@ -691,7 +696,7 @@ impl Slicer {
         }
         let e = &self.corpus.entries[doc];
         let mut out = vec![doc];
-        out.extend(self.path(cx, &e.owner.clone(), knobs));
+        out.extend_from_slice(&self.path(cx, &e.owner, knobs));
         // Query-root entry fields of each type the package touches (the type itself, or
         // a connection of it), the most relevant first.
         if knobs.root_entries_per_type > 0 {
@@ -717,7 +722,7 @@ impl Slicer {
         }
         let mut extra = Vec::new();
         for &d in &out {
-            extra.extend(self.conn_docs(&self.corpus.entries[d].named_type));
+            extra.extend_from_slice(self.conn_docs(&self.corpus.entries[d].named_type));
         }
         if let Some(l) = self.leaf_memo.get(&e.named_type) {
             if self.fields_of_type[&e.named_type].len() <= knobs.small_type_fields {
@@ -725,8 +730,14 @@ impl Slicer {
             }
         }
         out.extend(extra);
-        let mut seen = HashSet::default();
-        out.retain(|d| seen.insert(*d));
+        // Packages are small (tens of docs): a linear scan beats hashing.
+        let mut uniq = Vec::with_capacity(out.len());
+        for d in out {
+            if !uniq.contains(&d) {
+                uniq.push(d);
+            }
+        }
+        let out = uniq;
         let out = std::rc::Rc::new(out);
         cx.pkg_cache.insert(doc, out.clone());
         out
@@ -891,7 +902,7 @@ impl Slicer {
                 entries.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                 for (_, d) in entries {
                     let mut pkg = vec![d];
-                    pkg.extend(self.conn_docs(&self.corpus.entries[d].named_type));
+                    pkg.extend_from_slice(self.conn_docs(&self.corpus.entries[d].named_type));
                     let c = self.package_cost(cx, &pkg, &sel);
                     if spent + c <= target {
                         spent += c;
@@ -953,7 +964,7 @@ impl Slicer {
         knobs.validate()?;
         let (seed_fields, seed_types, seed_args) = self.parse_seeds(&opts.seeds)?;
         let rel = Relevance::new(question, sub_queries);
-        let pr = Pruner::new(&self.graph, &rel);
+        let pr = Pruner::with_names(&self.graph, &rel, &self.names);
         let mut cx = Ctx {
             pr,
             value: HashMap::default(),
@@ -1202,7 +1213,7 @@ impl Slicer {
         closed: bool,
         encoding: Encoding,
     ) -> (String, usize) {
-        let pr = Pruner::new(&self.graph, &slice.relevance);
+        let pr = Pruner::with_names(&self.graph, &slice.relevance, &self.names);
         let r = render(
             &self.graph,
             &slice.selection,

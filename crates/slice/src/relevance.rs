@@ -57,13 +57,156 @@ impl Relevance {
         if self.terms.is_empty() {
             return false;
         }
-        // Enum values are SCREAMING_SNAKE; the analyzer splits on `_` and lowercases.
-        let spaced = name.replace('_', " ");
-        Analyzer::Identifier
-            .query_terms(&spaced)
-            .iter()
-            .filter(|t| t.len() >= 2)
-            .any(|t| self.terms.iter().any(|q| close(q, t)))
+        self.terms_match(&name_terms(name))
+    }
+
+    /// [`Relevance::name_matches`] for a name already split by [`name_terms`].
+    pub fn terms_match(&self, terms: &[String]) -> bool {
+        terms.iter().any(|t| self.term_matches(t))
+    }
+
+    /// The question's terms.
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.terms.iter().map(String::as_str)
+    }
+
+    /// Does one name term match a question term?
+    pub fn term_matches(&self, t: &str) -> bool {
+        self.terms.contains(t) || self.terms.iter().any(|q| close(q, t))
+    }
+}
+
+/// The terms a schema name is matched by: the identifier analyzer's terms of at least two
+/// characters (enum values are SCREAMING_SNAKE; `_` splits them).
+pub fn name_terms(name: &str) -> Vec<String> {
+    let spaced = name.replace('_', " ");
+    Analyzer::Identifier
+        .query_terms(&spaced)
+        .into_iter()
+        .filter(|t| t.len() >= 2)
+        .collect()
+}
+
+/// [`name_terms`] of every type, field, argument, input field and enum value name of a
+/// schema, computed once per schema (a slice asks about thousands of names). Terms are
+/// interned: a question tests each distinct term once ([`NameTerms::hits`]), and a name
+/// then matches when one of its term ids is a hit.
+#[derive(Debug, Default)]
+pub struct NameTerms {
+    map: rustc_hash::FxHashMap<String, Box<[u32]>>,
+    terms: Vec<String>,
+    /// Term ids by term.
+    ids: rustc_hash::FxHashMap<String, u32>,
+    /// Term ids in lexicographic order of their terms (for prefix ranges).
+    sorted: Vec<u32>,
+}
+
+impl NameTerms {
+    /// Split every name of the schema.
+    pub fn new(graph: &gqlnav_schema::SchemaGraph) -> Self {
+        use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+        let mut map: rustc_hash::FxHashMap<String, Box<[u32]>> = Default::default();
+        let mut ids: rustc_hash::FxHashMap<String, u32> = Default::default();
+        let mut terms: Vec<String> = Vec::new();
+        let mut add = |n: &str| {
+            if !map.contains_key(n) {
+                let v: Vec<u32> = name_terms(n)
+                    .into_iter()
+                    .map(|t| {
+                        *ids.entry(t.clone()).or_insert_with(|| {
+                            terms.push(t);
+                            (terms.len() - 1) as u32
+                        })
+                    })
+                    .collect();
+                map.insert(n.to_string(), v.into_boxed_slice());
+            }
+        };
+        for (tn, t) in &graph.schema.types {
+            add(tn.as_str());
+            match t {
+                ExtendedType::Object(o) => {
+                    for (f, d) in &o.fields {
+                        add(f.as_str());
+                        for a in &d.arguments {
+                            add(a.name.as_str());
+                        }
+                    }
+                }
+                ExtendedType::Interface(o) => {
+                    for (f, d) in &o.fields {
+                        add(f.as_str());
+                        for a in &d.arguments {
+                            add(a.name.as_str());
+                        }
+                    }
+                }
+                ExtendedType::InputObject(i) => {
+                    for f in i.fields.keys() {
+                        add(f.as_str());
+                    }
+                }
+                ExtendedType::Enum(e) => {
+                    for v in e.values.keys() {
+                        add(v.as_str());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut sorted: Vec<u32> = (0..terms.len() as u32).collect();
+        sorted.sort_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
+        NameTerms {
+            map,
+            terms,
+            ids,
+            sorted,
+        }
+    }
+
+    /// The term ids of a schema name, if the schema has that name.
+    pub fn ids(&self, name: &str) -> Option<&[u32]> {
+        self.map.get(name).map(|b| &b[..])
+    }
+
+    /// The terms of a schema name, if the schema has that name.
+    pub fn get(&self, name: &str) -> Option<Vec<String>> {
+        self.ids(name)
+            .map(|v| v.iter().map(|&i| self.terms[i as usize].clone()).collect())
+    }
+
+    /// Which interned terms match the question (indexed by term id): for each question
+    /// term, itself, the terms it is a prefix of (a sorted range) and the prefixes of it
+    /// that are terms; exactly [`Relevance::term_matches`] (tested).
+    pub fn hits(&self, rel: &Relevance) -> Vec<bool> {
+        let mut hits = vec![false; self.terms.len()];
+        for q in rel.terms() {
+            if let Some(&i) = self.ids.get(q) {
+                hits[i as usize] = true;
+            }
+            if q.len() >= 4 {
+                // Longer terms starting with q, at most three characters longer.
+                let start = self
+                    .sorted
+                    .partition_point(|&i| self.terms[i as usize].as_str() < q);
+                for &i in &self.sorted[start..] {
+                    let t = &self.terms[i as usize];
+                    if !t.starts_with(q) {
+                        break;
+                    }
+                    if t.len() - q.len() <= 3 {
+                        hits[i as usize] = true;
+                    }
+                }
+            }
+            // Shorter terms (four characters or more) that q starts with.
+            for cut in q.len().saturating_sub(3).max(4)..q.len() {
+                if let Some(&i) = q.get(..cut).and_then(|p| self.ids.get(p)) {
+                    hits[i as usize] = true;
+                }
+            }
+        }
+        hits
     }
 }
 
@@ -83,5 +226,75 @@ mod tests {
         assert!(f.name_matches("filter"));
         assert!(f.name_matches("admin"));
         assert!(Relevance::new("", &[]).is_empty());
+        for n in [
+            "orderBy",
+            "OPEN",
+            "pullRequests",
+            "labels",
+            "by",
+            "CHANGES_REQUESTED",
+        ] {
+            assert_eq!(r.terms_match(&name_terms(n)), r.name_matches(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn interned_hits_equal_term_matches_on_a_real_schema() {
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../benchmarks/wg/schemas/linear/schema.graphql"
+        );
+        let g = gqlnav_schema::load_file(std::path::Path::new(p)).unwrap();
+        let nt = NameTerms::new(&g);
+        assert!(nt.terms.len() > 500);
+        for q in [
+            "issues assigned to me in the current cycle with their labels",
+            "archived projects ordered by creation date",
+            "webhooks",
+            "",
+        ] {
+            let r = Relevance::new(q, &[]);
+            let hits = nt.hits(&r);
+            for (i, t) in nt.terms.iter().enumerate() {
+                assert_eq!(hits[i], r.term_matches(t), "{q:?}: {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn schema_name_terms_agree_with_splitting_each_name() {
+        let sdl = "type Query { pullRequests(orderBy: PROrder, first: Int): [PR] }\n\
+                   type PR { state: PRState }\n\
+                   enum PRState { OPEN CHANGES_REQUESTED }\n\
+                   input PROrder { field: String }";
+        let g = gqlnav_schema::load_sdl_str(sdl, "t.graphql").unwrap();
+        let nt = NameTerms::new(&g);
+        for n in [
+            "pullRequests",
+            "orderBy",
+            "first",
+            "PRState",
+            "CHANGES_REQUESTED",
+            "field",
+        ] {
+            assert_eq!(nt.get(n), Some(name_terms(n)), "{n}");
+        }
+        assert!(nt.get("nothere").is_none());
+        let r = Relevance::new("open pull requests ordered by state", &[]);
+        let hits = nt.hits(&r);
+        for (i, t) in nt.terms.iter().enumerate() {
+            assert_eq!(hits[i], r.term_matches(t), "{t}");
+        }
+        for n in [
+            "pullRequests",
+            "orderBy",
+            "first",
+            "PRState",
+            "OPEN",
+            "field",
+        ] {
+            let via_ids = nt.ids(n).unwrap().iter().any(|&i| hits[i as usize]);
+            assert_eq!(via_ids, r.name_matches(n), "{n}");
+        }
     }
 }
