@@ -156,3 +156,27 @@ pub fn top_k(mut v: Vec<Scored>, k: usize) -> Vec<Scored> {
     v.sort_unstable_by(order);
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_equals_a_full_sort_with_ties_by_doc() {
+        let v: Vec<Scored> = (0..500)
+            .map(|doc| Scored {
+                doc,
+                // Many ties: scores repeat every 7 docs.
+                score: ((doc * 37) % 7) as f32,
+                explain: Vec::new(),
+            })
+            .collect();
+        let mut full = v.clone();
+        full.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        for k in [0, 1, 5, 71, 499, 500, 900] {
+            let got: Vec<usize> = top_k(v.clone(), k).iter().map(|s| s.doc).collect();
+            let want: Vec<usize> = full.iter().take(k).map(|s| s.doc).collect();
+            assert_eq!(got, want, "k={k}");
+        }
+    }
+}
