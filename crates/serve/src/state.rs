@@ -30,8 +30,8 @@ pub type Slicer = Arc<dyn Fn(&str, usize) -> Result<SliceOut, String> + Send + S
 /// The slice hook over gqlnav's own slicer (crates/slice): the slicer is indexed on a
 /// background thread, so the server starts at once; a budgeted search that arrives before
 /// it is ready waits for it (root paths are then remembered question by question). Slices
-/// are in the `bare` style (no descriptions: at a small budget structure matters more, and
-/// `introspect` gives the descriptions), counted in `encoding`. The hook slices the schema
+/// are in the `dense` style (no descriptions, one line per definition: at a small budget
+/// structure matters more, and `introspect` gives the descriptions), counted in `encoding`. The hook slices the schema
 /// it was built from (a schema reload keeps the old slicer; restart to slice a changed
 /// schema).
 pub fn slice_hook(graph: Arc<SchemaGraph>, encoding: gqlnav_corpus::Encoding) -> Slicer {
@@ -56,7 +56,7 @@ pub fn slice_hook(graph: Arc<SchemaGraph>, encoding: gqlnav_corpus::Encoding) ->
                 &gqlnav_slice::SliceOptions {
                     budget: Some(budget),
                     encoding,
-                    style: gqlnav_slice::Style::Bare,
+                    style: gqlnav_slice::Style::Dense,
                     ..Default::default()
                 },
             )
