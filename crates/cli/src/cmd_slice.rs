@@ -161,27 +161,55 @@ pub struct SliceBenchArgs {
 /// The slicer of `gqlnav slice`: the structure ranker, or `--backend hybrid` /
 /// `hybrid-rrf` with a local model (`--model DIR`) or an embedding server.
 fn slicer_for(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<Slicer> {
-    let name = args.backend.backend.trim();
-    if name == "structure" {
-        return Slicer::new(graph).context("indexing the schema");
+    match SlicerRanker::from_flags(&args.backend, &args.format)? {
+        None => Slicer::new(graph).context("indexing the schema"),
+        Some(r) => {
+            Slicer::with_backend(graph, r.build()?, r.rendering).context("indexing the schema")
+        }
     }
-    if !name.starts_with("hybrid") {
-        anyhow::bail!(
-            "slices rank with `structure` (default), `hybrid` or `hybrid-rrf`, not `{name}`"
-        );
+}
+
+/// A slicer ranker other than the default structure ranker: `hybrid` / `hybrid-rrf` over
+/// one rendering, with the slicing default for the hybrid weight.
+struct SlicerRanker {
+    backend: crate::backends::BackendArgs,
+    rendering: gqlnav_corpus::Rendering,
+}
+
+impl SlicerRanker {
+    /// `None` for the structure ranker; an error for a ranker slices cannot use.
+    fn from_flags(backend: &crate::backends::BackendArgs, format: &str) -> Result<Option<Self>> {
+        let name = backend.backend.trim();
+        if name == "structure" {
+            return Ok(None);
+        }
+        if !name.starts_with("hybrid") {
+            anyhow::bail!(
+                "slices rank with `structure` (default), `hybrid` or `hybrid-rrf`, not `{name}`"
+            );
+        }
+        let rendering: gqlnav_corpus::Rendering = format
+            .split(',')
+            .next()
+            .unwrap_or("coord-return-desc")
+            .trim()
+            .parse()
+            .map_err(|e| anyhow!("{e}"))?;
+        let mut backend = backend.clone();
+        backend.backend = name.to_string();
+        backend
+            .hybrid_weight
+            .get_or_insert(crate::backends::HYBRID_WEIGHT_SLICING);
+        Ok(Some(SlicerRanker { backend, rendering }))
     }
-    let rendering: gqlnav_corpus::Rendering =
-        args.format.trim().parse().map_err(|e| anyhow!("{e}"))?;
-    let mut backend = args.backend.clone();
-    backend
-        .hybrid_weight
-        .get_or_insert(crate::backends::HYBRID_WEIGHT_SLICING);
-    let b = backend.build(&crate::backends::BackendSpec {
-        backend: name.to_string(),
-        analyzer: gqlnav_search::Analyzer::Identifier,
-        rendering,
-    })?;
-    Slicer::with_backend(graph, b, rendering).context("indexing the schema")
+
+    fn build(&self) -> Result<Box<dyn gqlnav_search::SearchBackend>> {
+        self.backend.build(&crate::backends::BackendSpec {
+            backend: self.backend.backend.clone(),
+            analyzer: gqlnav_search::Analyzer::Identifier,
+            rendering: self.rendering,
+        })
+    }
 }
 
 /// Run the slice benchmark and print (and optionally write) the board.
@@ -194,37 +222,16 @@ pub fn run_bench(
 ) -> Result<()> {
     let ids: Vec<&str> = args.schema_ids.iter().map(String::as_str).collect();
     let name = backend.backend.trim();
-    let sets = if name == "structure" {
-        gqlnav_bench::load_wg_sets(&args.wg, &ids)
-    } else {
-        if !name.starts_with("hybrid") {
-            anyhow::bail!(
-                "--mode slice ranks with `structure` (default), `hybrid` or `hybrid-rrf`, not `{name}`"
-            );
-        }
-        let rendering: gqlnav_corpus::Rendering = format
-            .split(',')
-            .next()
-            .unwrap_or("dot-plus-gloss")
-            .trim()
-            .parse()
-            .map_err(|e| anyhow!("{e}"))?;
-        let mut backend = backend.clone();
-        backend
-            .hybrid_weight
-            .get_or_insert(crate::backends::HYBRID_WEIGHT_SLICING);
-        let make = || {
-            let spec = crate::backends::BackendSpec {
-                backend: name.to_string(),
-                analyzer: gqlnav_search::Analyzer::Identifier,
-                rendering,
+    let sets = match SlicerRanker::from_flags(backend, format)? {
+        None => gqlnav_bench::load_wg_sets(&args.wg, &ids),
+        Some(r) => {
+            let make = || {
+                r.build()
+                    .map(|b| (b, r.rendering))
+                    .map_err(|e| gqlnav_bench::BenchError::Options(format!("{e:#}")))
             };
-            backend
-                .build(&spec)
-                .map(|b| (b, rendering))
-                .map_err(|e| gqlnav_bench::BenchError::Options(format!("{e:#}")))
-        };
-        gqlnav_bench::load_wg_sets_with(&args.wg, &ids, Some(&make))
+            gqlnav_bench::load_wg_sets_with(&args.wg, &ids, Some(&make))
+        }
     }
     .with_context(|| format!("loading {}", args.wg.display()))?;
     let mut configs = Vec::new();

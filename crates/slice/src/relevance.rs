@@ -124,23 +124,18 @@ impl NameTerms {
         };
         for (tn, t) in &graph.schema.types {
             add(tn.as_str());
+            let fields = match t {
+                ExtendedType::Object(o) => Some(&o.fields),
+                ExtendedType::Interface(o) => Some(&o.fields),
+                _ => None,
+            };
+            for (f, d) in fields.into_iter().flatten() {
+                add(f.as_str());
+                for a in &d.arguments {
+                    add(a.name.as_str());
+                }
+            }
             match t {
-                ExtendedType::Object(o) => {
-                    for (f, d) in &o.fields {
-                        add(f.as_str());
-                        for a in &d.arguments {
-                            add(a.name.as_str());
-                        }
-                    }
-                }
-                ExtendedType::Interface(o) => {
-                    for (f, d) in &o.fields {
-                        add(f.as_str());
-                        for a in &d.arguments {
-                            add(a.name.as_str());
-                        }
-                    }
-                }
                 ExtendedType::InputObject(i) => {
                     for f in i.fields.keys() {
                         add(f.as_str());
