@@ -27,8 +27,8 @@ pub struct SliceOut {
 /// crate does not depend on the slice stage's API.
 pub type Slicer = Arc<dyn Fn(&str, usize) -> Result<SliceOut, String> + Send + Sync>;
 
-/// The slice hook over gqlnav's own slicer (crates/slice): the slicer is indexed on a
-/// background thread, so the server starts at once; a budgeted search that arrives before
+/// The slice hook over gqlnav's own slicer (crates/slice): the slicer is indexed and then
+/// warmed (`Slicer::warm`) on a background thread, so the server starts at once; a budgeted search that arrives before
 /// it is ready waits for it (root paths are then remembered question by question). Slices
 /// are in the `dense` style (no descriptions, one line per definition: at a small budget
 /// structure matters more, and `introspect` gives the descriptions), counted in `encoding`. The hook slices the schema
@@ -40,7 +40,14 @@ pub fn slice_hook(graph: Arc<SchemaGraph>, encoding: gqlnav_corpus::Encoding) ->
         let cell = cell.clone();
         let graph = graph.clone();
         move || {
-            cell.get_or_init(|| gqlnav_slice::Slicer::new(graph).map_err(|e| e.to_string()));
+            let s =
+                cell.get_or_init(|| gqlnav_slice::Slicer::new(graph).map_err(|e| e.to_string()));
+            // Then remember every type's root paths (GitHub: a few seconds of this one
+            // thread), so that even the first questions of each kind are fast; slices
+            // asked meanwhile share the memo.
+            if let Ok(s) = s {
+                s.warm(&gqlnav_slice::Knobs::default(), 1);
+            }
         }
     };
     std::thread::spawn(build);
