@@ -30,7 +30,7 @@ if [ -z "${GQLNAV_PYMCP:-}" ]; then
 fi
 
 # graphql-yoga + @graphql-tools/mock: a real upstream GraphQL server for execute tests.
-SUPPORT="$ROOT/crates/serve/tests/support"
+SUPPORT="$ROOT/crates/cli/tests/support"
 if [ -f "$SUPPORT/package.json" ] && [ ! -d "$SUPPORT/node_modules" ]; then
   (cd "$SUPPORT" && npm ci --silent --no-audit --no-fund)
 fi

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use gqlnav_corpus::{Encoding, Rendering, TokenMeter};
-use gqlnav_search::Query;
+use gqlnav_search::{PageRequest, Query};
 use serde_json::json;
 
 use crate::backends::BackendArgs;
@@ -53,29 +53,25 @@ pub fn run(a: SearchArgs) -> Result<()> {
     let t0 = Instant::now();
     backend.index(&ctx)?;
     let index_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    let depth = if a.budget.is_some() {
-        a.k.max(100)
-    } else {
-        a.k
+    // With a budget, hits are taken in rank order until the next would exceed it (at
+    // most 100); without one, the first k. One rule for every surface: search::page.
+    let req = PageRequest {
+        budget: a.budget,
+        ..PageRequest::first(if a.budget.is_some() {
+            a.k.max(100)
+        } else {
+            a.k
+        })
     };
     let t1 = Instant::now();
-    let scored = backend.search(&Query::new(a.query.clone()), depth)?;
+    let scored = backend.search(&Query::new(a.query.clone()), req.depth())?;
     let search_ms = t1.elapsed().as_secs_f64() * 1000.0;
-    let mut hits = ctx.hits(&scored, 1);
-    if let Some(b) = a.budget {
-        let mut used = 0;
-        let mut keep = 0;
-        for h in &hits {
-            if used + h.tokens > b {
-                break;
-            }
-            used += h.tokens;
-            keep += 1;
-        }
-        hits.truncate(keep);
-    } else {
-        hits.truncate(a.k);
-    }
+    let page = gqlnav_search::page(&scored, &req, |slot| {
+        let h = ctx.hit(slot.rank, slot.scored, slot.score, 1);
+        let t = h.tokens;
+        (h, t)
+    });
+    let hits = page.items;
     let total: usize = hits.iter().map(|h| h.tokens).sum();
     if a.json {
         return print_json(&json!({

@@ -32,9 +32,9 @@ pub struct SchemaArgs {
     /// Largest accepted introspection response, in bytes.
     #[arg(long, default_value_t = 32 * 1024 * 1024, value_name = "BYTES")]
     pub max_response_bytes: u64,
-    /// Timeout for the whole introspection request, in seconds.
+    /// Timeout of the introspection request when --schema is a URL, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
-    pub timeout: u64,
+    pub schema_timeout: u64,
     /// Print every schema warning (default: a count and the first three).
     #[arg(long)]
     pub all_warnings: bool,
@@ -52,8 +52,8 @@ impl SchemaArgs {
         Ok(EndpointOptions {
             headers,
             max_response_bytes: self.max_response_bytes,
-            timeout: Duration::from_secs(self.timeout),
-            connect_timeout: Duration::from_secs(self.timeout.min(10)),
+            timeout: Duration::from_secs(self.schema_timeout),
+            connect_timeout: Duration::from_secs(self.schema_timeout.min(10)),
             ..EndpointOptions::default()
         })
     }

@@ -8,6 +8,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod backends;
 mod cmd_bench;
 mod cmd_corpus;
+mod cmd_index;
 mod cmd_search;
 mod cmd_serve;
 mod cmd_slice;
@@ -82,11 +83,36 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         #[command(flatten)]
         schema: common::SchemaArgs,
         #[command(flatten)]
-        serve: cmd_serve::ServeArgs,
+        serve: Box<cmd_serve::ServeArgs>,
+    },
+    /// Print the loaded schema as SDL or as an introspection result (JSON), e.g. to
+    /// convert an endpoint's introspection into a schema file.
+    #[command(
+        after_help = "Examples:\n  gqlnav export --schema https://api.example.com/graphql -H 'Authorization: Bearer …' > schema.graphql\n  gqlnav export --schema schema.graphql --format introspection > schema.json"
+    )]
+    Export {
+        #[command(flatten)]
+        schema: common::SchemaArgs,
+        /// `sdl` (the schema as loaded, valid parts only) or `introspection` (the
+        /// standard introspection result, `{"data":{"__schema":…}}`).
+        #[arg(long, default_value = "sdl", value_parser = ["sdl", "introspection"])]
+        format: String,
     },
 }
 
-fn run_serve(schema: common::SchemaArgs, serve: cmd_serve::ServeArgs) -> anyhow::Result<()> {
+fn run_export(schema: common::SchemaArgs, format: &str) -> anyhow::Result<()> {
+    let graph = schema.load(false)?;
+    if format == "introspection" {
+        let v = gqlnav_schema::introspection::introspection_result(&graph.schema)
+            .map_err(anyhow::Error::msg)?;
+        println!("{v}");
+    } else {
+        print!("{}", graph.schema);
+    }
+    Ok(())
+}
+
+fn run_serve(schema: common::SchemaArgs, serve: Box<cmd_serve::ServeArgs>) -> anyhow::Result<()> {
     // Quiet load: stdout must stay clean for MCP over stdio.
     let graph = std::sync::Arc::new(schema.load(true)?);
     let headers = schema.endpoint_options()?.headers;
@@ -94,7 +120,7 @@ fn run_serve(schema: common::SchemaArgs, serve: cmd_serve::ServeArgs) -> anyhow:
         .schema
         .clone()
         .unwrap_or_else(|| "builtin:github".into());
-    cmd_serve::run(serve, graph, source, headers, None)
+    cmd_serve::run(*serve, graph, source, headers)
 }
 
 fn main() {
@@ -105,6 +131,7 @@ fn main() {
         Command::Search(a) => cmd_search::run(a),
         Command::Bench(a) => cmd_bench::run(*a),
         Command::Serve { schema, serve } => run_serve(schema, serve),
+        Command::Export { schema, format } => run_export(schema, &format),
         Command::Slice { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run(&args, std::sync::Arc::new(g))),

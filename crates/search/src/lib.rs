@@ -13,10 +13,12 @@ use gqlnav_schema::{PathOptions, SchemaGraph};
 pub mod analyzer;
 pub mod bm25;
 pub mod error;
+mod page;
 pub mod structure;
 pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
+pub use page::{page, Page, PageRequest, Slot};
 pub use structure::{StructureBackend, StructureWeights};
 
 /// What a backend indexes: the schema graph, the corpus and the rendering whose text is
@@ -106,37 +108,44 @@ impl SearchContext {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let e = &self.corpus.entries[s.doc];
-                let paths_to_root = if paths == 0 {
-                    Vec::new()
+                let score = if top > 0.0 {
+                    (s.score / top).clamp(0.0, 1.0)
                 } else {
-                    self.graph
-                        .paths_to_root(
-                            &e.coordinate,
-                            PathOptions {
-                                max_paths: paths,
-                                ..PathOptions::default()
-                            },
-                        )
-                        .unwrap_or_default()
+                    0.0
                 };
-                Hit {
-                    rank: i + 1,
-                    coordinate: e.coordinate.clone(),
-                    kind: e.kind,
-                    raw_score: s.score,
-                    score: if top > 0.0 {
-                        (s.score / top).clamp(0.0, 1.0)
-                    } else {
-                        0.0
-                    },
-                    text: self.rendered.texts[s.doc].clone(),
-                    tokens: self.rendered.tokens[s.doc],
-                    paths_to_root,
-                    explain: s.explain.clone(),
-                }
+                self.hit(i, s, score, paths)
             })
             .collect()
+    }
+
+    /// One hit: the entry at `s.doc`, shown at 0-based `rank` with relative `score` and up
+    /// to `paths` paths to root.
+    pub fn hit(&self, rank: usize, s: &Scored, score: f32, paths: usize) -> Hit {
+        let e = &self.corpus.entries[s.doc];
+        let paths_to_root = if paths == 0 {
+            Vec::new()
+        } else {
+            self.graph
+                .paths_to_root(
+                    &e.coordinate,
+                    PathOptions {
+                        max_paths: paths,
+                        ..PathOptions::default()
+                    },
+                )
+                .unwrap_or_default()
+        };
+        Hit {
+            rank: rank + 1,
+            coordinate: e.coordinate.clone(),
+            kind: e.kind,
+            raw_score: s.score,
+            score,
+            text: self.rendered.texts[s.doc].clone(),
+            tokens: self.rendered.tokens[s.doc],
+            paths_to_root,
+            explain: s.explain.clone(),
+        }
     }
 }
 

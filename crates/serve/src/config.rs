@@ -7,84 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use gqlnav_tools::{MutationPolicy, ToolsConfig};
 use serde::Deserialize;
-
-/// Which mutations `execute` may send upstream. Default: none.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum MutationPolicy {
-    /// Refuse every mutation (the default).
-    #[default]
-    None,
-    /// Allow mutations whose operation name is in the list (an anonymous mutation is refused).
-    Named(Vec<String>),
-    /// Allow every mutation.
-    All,
-}
-
-impl MutationPolicy {
-    /// Parse `none`, `all`, or a comma-separated list of operation names.
-    pub fn parse(s: &str) -> MutationPolicy {
-        let s = s.trim();
-        match s {
-            "" | "none" => MutationPolicy::None,
-            "all" | "*" => MutationPolicy::All,
-            list => MutationPolicy::Named(
-                list.split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-            ),
-        }
-    }
-
-    /// May a mutation with this operation name run?
-    pub fn allows(&self, operation_name: Option<&str>) -> bool {
-        match self {
-            MutationPolicy::None => false,
-            MutationPolicy::All => true,
-            MutationPolicy::Named(names) => {
-                operation_name.is_some_and(|n| names.iter().any(|x| x == n))
-            }
-        }
-    }
-}
-
-/// Limits applied to `execute` and to the GraphQL endpoint.
-#[derive(Debug, Clone)]
-pub struct ExecPolicy {
-    /// Which mutations may run.
-    pub mutations: MutationPolicy,
-    /// Deepest selection-set nesting accepted (fragments expanded).
-    pub max_depth: usize,
-    /// Largest upstream response body read, in bytes (the read stops there).
-    pub max_response_bytes: u64,
-    /// Largest tool result shown to the model, in bytes (cut with a marker).
-    pub max_result_bytes: usize,
-    /// Largest tool result shown to the model, in tokens (o200k_base; cut with a marker).
-    pub max_result_tokens: usize,
-    /// Whole-request timeout for upstream calls.
-    pub timeout: Duration,
-    /// Connect timeout for upstream calls.
-    pub connect_timeout: Duration,
-    /// Largest accepted HTTP request body on the MCP and GraphQL endpoints, in bytes.
-    pub max_request_bytes: usize,
-}
-
-impl Default for ExecPolicy {
-    fn default() -> Self {
-        ExecPolicy {
-            mutations: MutationPolicy::None,
-            max_depth: 15,
-            max_response_bytes: 4 * 1024 * 1024,
-            max_result_bytes: 64 * 1024,
-            max_result_tokens: 6_000,
-            timeout: Duration::from_secs(30),
-            connect_timeout: Duration::from_secs(10),
-            max_request_bytes: 1024 * 1024,
-        }
-    }
-}
 
 /// The TOML file, section by section. Unknown keys are errors.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -164,7 +88,8 @@ pub struct SearchSection {
     pub max_limit: Option<usize>,
 }
 
-/// Everything the server needs, after file, env and flags are merged.
+/// Everything the server needs, after file, env and flags are merged. `Debug` never
+/// prints header values.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     /// MCP streamable HTTP address; `None` = stdio.
@@ -181,18 +106,10 @@ pub struct ServeConfig {
     pub log_level: String,
     /// Schema-file poll interval; `None` = no reload.
     pub reload_poll: Option<Duration>,
-    /// Upstream endpoint.
-    pub endpoint: Option<String>,
-    /// Trusted upstream headers, in order. Never printed.
-    pub headers: Vec<(String, String)>,
-    /// Execution policy.
-    pub policy: ExecPolicy,
-    /// Saved BM25 index directory.
+    /// Saved index directory (`gqlnav index`).
     pub index_dir: Option<PathBuf>,
-    /// Paths to root per hit.
-    pub paths_per_hit: usize,
-    /// Largest `limit`.
-    pub max_limit: usize,
+    /// What the tools read: upstream, trusted headers, policy, page sizes.
+    pub tools: ToolsConfig,
 }
 
 impl Default for ServeConfig {
@@ -205,12 +122,8 @@ impl Default for ServeConfig {
             log_file: None,
             log_level: "info".into(),
             reload_poll: Some(Duration::from_secs(3)),
-            endpoint: None,
-            headers: Vec::new(),
-            policy: ExecPolicy::default(),
             index_dir: None,
-            paths_per_hit: 2,
-            max_limit: 50,
+            tools: ToolsConfig::default(),
         }
     }
 }
@@ -295,7 +208,7 @@ impl ServeConfig {
             c.reload_poll = (p > 0).then(|| Duration::from_secs(p));
         }
         let u = f.upstream;
-        c.endpoint = u.endpoint;
+        c.tools.endpoint = u.endpoint;
         for (k, v) in u.headers {
             let (k, v) = gqlnav_schema::parse_header(&format!("{k}: {v}")).map_err(|e| {
                 ConfigError::Value {
@@ -303,40 +216,40 @@ impl ServeConfig {
                     detail: e.to_string(),
                 }
             })?;
-            c.headers.push((k, v));
+            c.tools.headers.push((k, v));
         }
         if let Some(t) = u.timeout_seconds {
-            c.policy.timeout = Duration::from_secs(t.max(1));
+            c.tools.policy.timeout = Duration::from_secs(t.max(1));
         }
         if let Some(t) = u.connect_timeout_seconds {
-            c.policy.connect_timeout = Duration::from_secs(t.max(1));
+            c.tools.policy.connect_timeout = Duration::from_secs(t.max(1));
         }
         if let Some(b) = u.max_response_bytes {
-            c.policy.max_response_bytes = b;
+            c.tools.policy.max_response_bytes = b;
         }
         let p = f.policy;
         if let Some(v) = &p.allow_mutations {
-            c.policy.mutations = mutation_policy_from_toml(v)?;
+            c.tools.policy.mutations = mutation_policy_from_toml(v)?;
         }
         if let Some(d) = p.max_depth {
-            c.policy.max_depth = d;
+            c.tools.policy.max_depth = d;
         }
         if let Some(b) = p.max_result_bytes {
-            c.policy.max_result_bytes = b;
+            c.tools.policy.max_result_bytes = b;
         }
         if let Some(t) = p.max_result_tokens {
-            c.policy.max_result_tokens = t;
+            c.tools.policy.max_result_tokens = t;
         }
         if let Some(b) = p.max_request_bytes {
-            c.policy.max_request_bytes = b;
+            c.tools.policy.max_request_bytes = b;
         }
         let q = f.search;
         c.index_dir = q.index_dir;
         if let Some(n) = q.paths_per_hit {
-            c.paths_per_hit = n;
+            c.tools.paths_per_hit = n;
         }
         if let Some(n) = q.max_limit {
-            c.max_limit = n.max(1);
+            c.tools.max_limit = n.max(1);
         }
         Ok(c)
     }
@@ -373,7 +286,7 @@ impl ServeConfig {
             self.graphql = Some(v);
         }
         if let Some(v) = get("GQLNAV_ENDPOINT") {
-            self.endpoint = Some(v);
+            self.tools.endpoint = Some(v);
         }
         if let Some(v) = get("GQLNAV_HEADERS") {
             let hs =
@@ -381,10 +294,10 @@ impl ServeConfig {
                     key: "GQLNAV_HEADERS".into(),
                     detail: e.to_string(),
                 })?;
-            self.headers.extend(hs);
+            self.tools.headers.extend(hs);
         }
         if let Some(v) = get("GQLNAV_ALLOW_MUTATIONS") {
-            self.policy.mutations = MutationPolicy::parse(&v);
+            self.tools.policy.mutations = MutationPolicy::parse(&v);
         }
         if let Some(v) = get("GQLNAV_LOG_FILE") {
             self.log_file = Some(PathBuf::from(v));
@@ -396,16 +309,17 @@ impl ServeConfig {
             self.index_dir = Some(PathBuf::from(v));
         }
         if let Some(v) = get("GQLNAV_MAX_DEPTH") {
-            self.policy.max_depth = num("GQLNAV_MAX_DEPTH", &v)?;
+            self.tools.policy.max_depth = num("GQLNAV_MAX_DEPTH", &v)?;
         }
         if let Some(v) = get("GQLNAV_TIMEOUT") {
-            self.policy.timeout = Duration::from_secs(num::<u64>("GQLNAV_TIMEOUT", &v)?.max(1));
+            self.tools.policy.timeout =
+                Duration::from_secs(num::<u64>("GQLNAV_TIMEOUT", &v)?.max(1));
         }
         if let Some(v) = get("GQLNAV_MAX_RESPONSE_BYTES") {
-            self.policy.max_response_bytes = num("GQLNAV_MAX_RESPONSE_BYTES", &v)?;
+            self.tools.policy.max_response_bytes = num("GQLNAV_MAX_RESPONSE_BYTES", &v)?;
         }
         if let Some(v) = get("GQLNAV_MAX_RESULT_TOKENS") {
-            self.policy.max_result_tokens = num("GQLNAV_MAX_RESULT_TOKENS", &v)?;
+            self.tools.policy.max_result_tokens = num("GQLNAV_MAX_RESULT_TOKENS", &v)?;
         }
         if let Some(v) = get("GQLNAV_RELOAD_SECONDS") {
             let s: u64 = num("GQLNAV_RELOAD_SECONDS", &v)?;
@@ -416,7 +330,7 @@ impl ServeConfig {
 
     /// Check the endpoint URL (http/https only) and the listen addresses.
     pub fn check(&self) -> Result<(), ConfigError> {
-        if let Some(e) = &self.endpoint {
+        if let Some(e) = &self.tools.endpoint {
             gqlnav_schema::load::check_http_url(e).map_err(|e| ConfigError::Value {
                 key: "endpoint".into(),
                 detail: e.to_string(),
@@ -456,11 +370,11 @@ max_depth = 7
         )
         .unwrap();
         assert_eq!(c.http.as_deref(), Some("127.0.0.1:9000"));
-        assert_eq!(c.policy.max_depth, 7);
-        assert!(c.policy.mutations.allows(Some("CreateIssue")));
-        assert!(!c.policy.mutations.allows(Some("DeleteIssue")));
-        assert!(!c.policy.mutations.allows(None));
-        assert_eq!(c.headers.len(), 1);
+        assert_eq!(c.tools.policy.max_depth, 7);
+        assert!(c.tools.policy.mutations.allows(Some("CreateIssue")));
+        assert!(!c.tools.policy.mutations.allows(Some("DeleteIssue")));
+        assert!(!c.tools.policy.mutations.allows(None));
+        assert_eq!(c.tools.headers.len(), 1);
         let mut c = c;
         c.apply_env_from(|k| match k {
             "GQLNAV_ALLOW_MUTATIONS" => Some("all".into()),
@@ -468,10 +382,10 @@ max_depth = 7
             _ => None,
         })
         .unwrap();
-        assert_eq!(c.policy.mutations, MutationPolicy::All);
-        assert_eq!(c.headers.len(), 2);
+        assert_eq!(c.tools.policy.mutations, MutationPolicy::All);
+        assert_eq!(c.tools.headers.len(), 2);
         assert!(c.check().is_ok());
-        c.endpoint = Some("file:///etc/passwd".into());
+        c.tools.endpoint = Some("file:///etc/passwd".into());
         assert!(c.check().is_err());
         assert!(ServeConfig::from_toml_str("[server]\nbogus = 1", "x").is_err());
         assert_eq!(MutationPolicy::parse(""), MutationPolicy::None);

@@ -23,9 +23,11 @@ use axum::Json;
 use gqlnav_schema::{Coordinate, RootKind};
 use serde_json::{json, Value};
 
-use crate::state::{AppState, Snapshot};
-use crate::tools::{check_operation, policy_refusal, ranked_page, SearchItem};
-use crate::util::read_cursor;
+use gqlnav_search::PageRequest;
+use gqlnav_tools::{check_operation, policy_refusal, read_cursor, Generation, SearchItem, Toolbox};
+
+use crate::error::ServeError;
+use crate::state::AppState;
 
 /// The SDL added to the served schema (RFC graphql/ai-wg semantic-introspection).
 pub const META_SDL: &str = r#"
@@ -97,11 +99,9 @@ pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, Strin
     Ok(schema)
 }
 
-fn served(snap: &Snapshot) -> Result<&Schema, String> {
-    snap.served
-        .get_or_init(|| served_schema(&snap.graph))
-        .as_ref()
-        .map_err(|e| e.clone())
+/// The served schema of a generation, built and validated once per generation.
+fn served(generation: &Generation) -> Result<&Valid<Schema>, String> {
+    generation.served_with(served_schema).map(|s| &s.schema)
 }
 
 // ---------------------------------------------------------------------------------
@@ -121,6 +121,28 @@ fn deprecation(dirs: &ast::DirectiveList) -> Option<String> {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_else(|| "No longer supported".into())
     })
+}
+
+/// `isDeprecated` or `deprecationReason` of an element with these directives.
+fn deprecation_value<'a>(field: &str, dirs: &ast::DirectiveList) -> ResolvedValue<'a> {
+    match (field, deprecation(dirs)) {
+        ("isDeprecated", d) => ResolvedValue::leaf(d.is_some()),
+        (_, Some(r)) => ResolvedValue::leaf(r),
+        (_, None) => ResolvedValue::null(),
+    }
+}
+
+/// The `args` of a field or directive, deprecated ones only when asked for.
+fn input_values<'a>(
+    schema: &'a Schema,
+    args: &'a [apollo_compiler::Node<ast::InputValueDefinition>],
+    include_deprecated: bool,
+) -> ResolvedValue<'a> {
+    ResolvedValue::list(
+        args.iter()
+            .filter(move |a| include_deprecated || deprecation(&a.directives).is_none())
+            .map(move |a| ResolvedValue::object(InputValueObj { schema, def: a })),
+    )
 }
 
 fn include_deprecated(info: &ResolveInfo<'_>) -> bool {
@@ -318,19 +340,11 @@ impl ObjectValue for FieldObj<'_> {
         Ok(match info.field_name() {
             "name" => ResolvedValue::leaf(self.def.name.as_str()),
             "description" => desc(&self.def.description),
-            "args" => ResolvedValue::list(
-                self.def
-                    .arguments
-                    .iter()
-                    .filter(move |a| incl || deprecation(&a.directives).is_none())
-                    .map(move |a| ResolvedValue::object(InputValueObj { schema: s, def: a })),
-            ),
+            "args" => input_values(s, &self.def.arguments, incl),
             "type" => type_obj(s, TyRef::from_ast(&self.def.ty)),
-            "isDeprecated" => ResolvedValue::leaf(deprecation(&self.def.directives).is_some()),
-            "deprecationReason" => match deprecation(&self.def.directives) {
-                Some(r) => ResolvedValue::leaf(r),
-                None => ResolvedValue::null(),
-            },
+            f @ ("isDeprecated" | "deprecationReason") => {
+                deprecation_value(f, &self.def.directives)
+            }
             _ => return Err(unknown(info, "__Field")),
         })
     }
@@ -361,11 +375,9 @@ impl ObjectValue for InputValueObj<'_> {
                 Some(v) => ResolvedValue::leaf(v.to_string()),
                 None => ResolvedValue::null(),
             },
-            "isDeprecated" => ResolvedValue::leaf(deprecation(&self.def.directives).is_some()),
-            "deprecationReason" => match deprecation(&self.def.directives) {
-                Some(r) => ResolvedValue::leaf(r),
-                None => ResolvedValue::null(),
-            },
+            f @ ("isDeprecated" | "deprecationReason") => {
+                deprecation_value(f, &self.def.directives)
+            }
             _ => return Err(unknown(info, "__InputValue")),
         })
     }
@@ -387,11 +399,9 @@ impl ObjectValue for EnumValueObj<'_> {
         Ok(match info.field_name() {
             "name" => ResolvedValue::leaf(self.def.value.as_str()),
             "description" => desc(&self.def.description),
-            "isDeprecated" => ResolvedValue::leaf(deprecation(&self.def.directives).is_some()),
-            "deprecationReason" => match deprecation(&self.def.directives) {
-                Some(r) => ResolvedValue::leaf(r),
-                None => ResolvedValue::null(),
-            },
+            f @ ("isDeprecated" | "deprecationReason") => {
+                deprecation_value(f, &self.def.directives)
+            }
             _ => return Err(unknown(info, "__EnumValue")),
         })
     }
@@ -422,13 +432,7 @@ impl ObjectValue for DirectiveObj<'_> {
                     .iter()
                     .map(|l| ResolvedValue::leaf(l.name())),
             ),
-            "args" => ResolvedValue::list(
-                self.def
-                    .arguments
-                    .iter()
-                    .filter(move |a| incl || deprecation(&a.directives).is_none())
-                    .map(move |a| ResolvedValue::object(InputValueObj { schema: s, def: a })),
-            ),
+            "args" => input_values(s, &self.def.arguments, incl),
             "isRepeatable" => ResolvedValue::leaf(self.def.repeatable),
             _ => return Err(unknown(info, "__Directive")),
         })
@@ -515,7 +519,8 @@ impl ObjectValue for SearchResultObj {
 
 /// The query root for local execution.
 struct RootObj<'s> {
-    snap: &'s Snapshot,
+    tools: &'s Toolbox,
+    generation: &'s Generation,
     type_name: String,
     paths: usize,
 }
@@ -538,20 +543,23 @@ impl ObjectValue for RootObj<'_> {
                     return Err(err(format!("`first` must be between 1 and {MAX_FIRST}")));
                 }
                 let offset = match args.get("after").and_then(|v| v.as_str()) {
-                    Some(c) => read_cursor(c, query, self.snap.generation).map_err(err)?,
+                    Some(c) => read_cursor(c, query, self.generation.number).map_err(err)?,
                     None => 0,
                 };
-                let min_score = args.get("minScore").and_then(|v| v.as_f64());
-                let (items, _) = ranked_page(
-                    self.snap,
-                    query,
+                let req = PageRequest {
                     offset,
-                    first as usize,
-                    self.paths,
-                    min_score,
-                )
-                .map_err(err)?;
-                Ok(ResolvedValue::list(items.into_iter().map(|item| {
+                    limit: first as usize,
+                    min_score: args
+                        .get("minScore")
+                        .and_then(|v| v.as_f64())
+                        .map(|m| m as f32),
+                    budget: None,
+                };
+                let page = self
+                    .tools
+                    .ranked_page(self.generation, query, &req, self.paths, |_, _| 0)
+                    .map_err(err)?;
+                Ok(ResolvedValue::list(page.items.into_iter().map(|item| {
                     ResolvedValue::object(SearchResultObj { item })
                 })))
             }
@@ -581,7 +589,7 @@ impl ObjectValue for RootObj<'_> {
                     match resolved {
                         Some(v) => out.push(v),
                         None => {
-                            let s = crate::tools::suggest(&self.snap.graph, raw, 3);
+                            let s = gqlnav_tools::suggest(&self.generation.graph, raw, 3);
                             bad.push(if s.is_empty() {
                                 format!("`{raw}`")
                             } else {
@@ -627,13 +635,14 @@ const LOCAL_ONLY: [&str; 4] = ["__search", "__definitions", "__schema", "__type"
 
 /// Answer one GraphQL request: locally, by forwarding, or with an error body.
 pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool) -> Value {
-    let snap = state.snapshot();
-    let schema = match served(&snap) {
+    let tools = &state.tools;
+    let generation = tools.generation();
+    let schema = match served(&generation) {
         Ok(s) => s,
         Err(e) => return gql_error(format!("the served schema could not be built: {e}")),
     };
     let (doc, info) = match check_operation(
-        &snap.graph,
+        &generation.graph,
         schema,
         &req.query,
         req.operation_name.as_deref(),
@@ -649,7 +658,7 @@ pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool
     if via_get && info.kind != OperationType::Query {
         return gql_error("only queries may be sent with GET; use POST");
     }
-    if let Some(r) = policy_refusal(state, &info) {
+    if let Some(r) = policy_refusal(&tools.config.policy, &info) {
         return gql_error(r);
     }
     let local = info
@@ -676,18 +685,18 @@ pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool
             },
             Some(_) => return gql_error("`variables` must be a JSON object"),
         };
-        let valid = Valid::assume_valid_ref(schema);
         let op = match doc.operations.get(req.operation_name.as_deref()) {
             Ok(op) => op,
             Err(e) => return gql_error(format!("{e:?}")),
         };
         let root = RootObj {
-            snap: &snap,
+            tools,
+            generation: &generation,
             type_name: op.object_type().to_string(),
-            paths: state.config.paths_per_hit.max(1),
+            paths: tools.config.paths_per_hit.max(1),
         };
         let imap = schema.implementers_map();
-        let result = Execution::new(valid, &doc)
+        let result = Execution::new(schema, &doc)
             .operation(op)
             .implementers_map(&imap)
             .raw_variable_values(&vars)
@@ -705,12 +714,12 @@ pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool
     if let Some(n) = req.operation_name {
         body["operationName"] = json!(n);
     }
-    match crate::exec::post_upstream(state, &body).await {
+    match tools.post_upstream(&body).await {
         Ok(mut v) => {
-            state.scrubber.scrub_json(&mut v);
+            tools.scrub_json(&mut v);
             v
         }
-        Err(e) => gql_error(state.scrub(&e.to_string())),
+        Err(e) => gql_error(tools.scrub(&e.to_string())),
     }
 }
 
@@ -810,7 +819,7 @@ pub fn host_allowed(headers: &HeaderMap, port: u16, state: &AppState) -> bool {
 
 /// The GraphQL endpoint as an axum router (`POST /graphql`, `GET /graphql`).
 pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
-    let limit = state.config.policy.max_request_bytes;
+    let limit = state.config.tools.policy.max_request_bytes;
     let guard_state = state.clone();
     axum::Router::new()
         .route(
@@ -840,11 +849,14 @@ pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
 }
 
 /// Serve the GraphQL endpoint at `http://ADDR/graphql` until the process ends.
-pub async fn run_graphql(addr: SocketAddr, state: Arc<AppState>) -> anyhow::Result<()> {
+pub async fn run_graphql(addr: SocketAddr, state: Arc<AppState>) -> Result<(), ServeError> {
     let listener = crate::mcp::bind(addr, &state).await?;
-    let real = listener.local_addr()?;
+    let real = listener
+        .local_addr()
+        .map_err(|e| ServeError::Listen(addr, e))?;
     tracing::info!("GraphQL endpoint ready on http://{real}/graphql");
     eprintln!("gqlnav: GraphQL endpoint on http://{real}/graphql");
-    axum::serve(listener, graphql_router(real.port(), state)).await?;
-    Ok(())
+    axum::serve(listener, graphql_router(real.port(), state))
+        .await
+        .map_err(|e| ServeError::Listen(real, e))
 }

@@ -249,7 +249,7 @@ pub struct Slice {
 pub struct Slicer {
     graph: Arc<SchemaGraph>,
     corpus: Arc<Corpus>,
-    backend: Box<dyn SearchBackend>,
+    backend: Arc<dyn SearchBackend>,
     /// per corpus doc: estimated bare line cost without arguments.
     base_cost: Vec<f32>,
     /// coordinate -> doc
@@ -352,6 +352,17 @@ impl Slicer {
         let rendered = Arc::new(corpus.render(rendering, &meter));
         let ctx = SearchContext::new(graph.clone(), corpus.clone(), rendered);
         backend.index(&ctx)?;
+        Self::from_index(ctx, Arc::from(backend))
+    }
+
+    /// A slicer over an already indexed ranker and its context (shared with search, so a
+    /// server builds the corpus and the index once).
+    pub fn from_index(
+        ctx: SearchContext,
+        backend: Arc<dyn SearchBackend>,
+    ) -> Result<Self, SliceError> {
+        let graph = ctx.graph.clone();
+        let corpus = ctx.corpus.clone();
         let names = NameTerms::new(&graph);
         let mut doc_of = HashMap::default();
         let mut fields_of_type: HashMap<String, Vec<usize>> = HashMap::default();

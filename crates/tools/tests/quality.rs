@@ -2,13 +2,12 @@
 //! `search_schema` call (default limit 10), a target counts as found when its plain
 //! `Type.field` coordinate appears in the text the model reads. Reports recall (macro
 //! mean), perfect% and mean tokens (o200k_base). Not asserted; run with
-//! `cargo test -p gqlnav-serve --test quality -- --ignored --nocapture`.
+//! `cargo test --release -p gqlnav-tools --test quality -- --ignored --nocapture`.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use gqlnav_serve::tools::{search_schema, SearchArgs};
-use gqlnav_serve::{AppState, ServeConfig};
+use gqlnav_tools::{SearchRequest, Toolbox, ToolsConfig};
 
 #[test]
 #[ignore]
@@ -18,7 +17,7 @@ fn github_wg_one_call_recall_and_tokens() {
         std::fs::read_to_string(root.join("benchmarks/wg/schemas/github/schema.graphql")).unwrap();
     let graph = Arc::new(gqlnav_schema::load_sdl_str(&sdl, "github").unwrap());
     let t0 = std::time::Instant::now();
-    let state = AppState::build(graph, None, ServeConfig::default()).unwrap();
+    let tools = Toolbox::build(graph, None, ToolsConfig::default()).unwrap();
     let index_s = t0.elapsed().as_secs_f64();
     let tsv = std::fs::read_to_string(root.join("benchmarks/wg/github-wg.tsv")).unwrap();
     let (mut n, mut recall_sum, mut perfect, mut tokens) = (0usize, 0f64, 0usize, 0usize);
@@ -35,20 +34,12 @@ fn github_wg_one_call_recall_and_tokens() {
         if targets.is_empty() {
             continue;
         }
-        let out = search_schema(
-            &state,
-            &SearchArgs {
-                query: q.to_string(),
-                limit: 10,
-                budget_tokens: None,
-                cursor: None,
-            },
-        );
+        let out = tools.search_schema(&SearchRequest::new(q));
         let found = targets.iter().filter(|t| out.text.contains(*t)).count();
         n += 1;
         recall_sum += found as f64 / targets.len() as f64;
         perfect += usize::from(found == targets.len());
-        tokens += state.meter.count(&out.text);
+        tokens += out.tokens;
     }
     let search_s = t1.elapsed().as_secs_f64();
     println!(

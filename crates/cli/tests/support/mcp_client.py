@@ -1,4 +1,4 @@
-"""Drive gqlnav-serve with the official MCP Python SDK (PyPI `mcp`).
+"""Drive `gqlnav serve` with the official MCP Python SDK (PyPI `mcp`).
 
 Usage:
   python3 mcp_client.py stdio CALLS_JSON -- COMMAND ARGS...

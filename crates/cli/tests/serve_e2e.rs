@@ -1,5 +1,5 @@
-//! End-to-end tests with real components: the `gqlnav-serve` binary (same flags and code
-//! as `gqlnav serve`), the official MCP Python SDK as client (stdio and streamable HTTP),
+//! End-to-end tests with real components: the `gqlnav` binary (`gqlnav serve`, exactly
+//! what users run), the official MCP Python SDK as client (stdio and streamable HTTP),
 //! and a graphql-yoga + @graphql-tools/mock upstream on 127.0.0.1.
 //!
 //! Needs: `GQLNAV_PYMCP` = a directory with the `mcp` package
@@ -29,7 +29,7 @@ fn schema(id: &str) -> String {
         .to_string()
 }
 fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_gqlnav-serve")
+    env!("CARGO_BIN_EXE_gqlnav")
 }
 
 fn pymcp() -> String {
@@ -102,6 +102,7 @@ fn upstream(schema_file: &str) -> (Proc, u16) {
 /// the address printed there.
 fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
     let mut c = Command::new(bin())
+        .arg("serve")
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -225,7 +226,7 @@ fn check_github_results(v: &Value) {
 
 #[test]
 fn mcp_python_sdk_over_stdio_on_github() {
-    let cmd = [bin(), "--schema", &schema("github")];
+    let cmd = [bin(), "serve", "--schema", &schema("github")];
     let calls_json = github_calls().to_string();
     let mut args = vec!["stdio", calls_json.as_str(), "--"];
     args.extend(cmd.iter().copied());
@@ -399,7 +400,13 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("github.json");
     let out = Command::new(bin())
-        .args(["--schema", &schema("github"), "--dump-introspection"])
+        .args([
+            "export",
+            "--schema",
+            &schema("github"),
+            "--format",
+            "introspection",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -657,7 +664,11 @@ fn upstream_safety_redirects_size_and_time() {
     for (path, extra, want) in [
         ("/redirect", vec![], "redirect"),
         ("/big", vec![], "exceeded"),
-        ("/slow", vec!["--timeout", "1"], "did not answer within 1 s"),
+        (
+            "/slow",
+            vec!["--upstream-timeout", "1"],
+            "did not answer within 1 s",
+        ),
     ] {
         let endpoint = format!("http://127.0.0.1:{port}{path}");
         let mut args = vec![
@@ -685,6 +696,7 @@ fn upstream_safety_redirects_size_and_time() {
     // Non-http(s) upstreams are refused at start.
     let out = Command::new(bin())
         .args([
+            "serve",
             "--schema",
             &schema("singapore"),
             "--graphql",

@@ -1,0 +1,242 @@
+//! The execution client: validated operations go to the upstream endpoint with the
+//! trusted headers only; responses are bounded in time and bytes, then capped in bytes
+//! and tokens for the model.
+
+use serde_json::{json, Value};
+
+use crate::output::ToolOutput;
+use crate::toolbox::Toolbox;
+use crate::validate::{check_operation, policy_refusal, variables_value, OperationRequest};
+
+/// Why an upstream call failed (messages never hold header values or URL credentials).
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    /// No endpoint configured.
+    #[error("no upstream endpoint is configured; the user must start the server with --endpoint URL (or GQLNAV_ENDPOINT)")]
+    NoEndpoint,
+    /// Timed out.
+    #[error("the upstream did not answer within {0} s")]
+    Timeout(u64),
+    /// Redirect refused.
+    #[error("the upstream answered HTTP {0} (a redirect); redirects are not followed")]
+    Redirect(u16),
+    /// Too big.
+    #[error("the upstream response exceeded {0} bytes; the read was stopped. Select fewer fields or pass a smaller `first`")]
+    TooLarge(u64),
+    /// Non-2xx without a GraphQL body.
+    #[error("the upstream answered HTTP {status}: {snippet}")]
+    Status {
+        /// HTTP status.
+        status: u16,
+        /// Start of the body.
+        snippet: String,
+    },
+    /// Not JSON.
+    #[error("the upstream did not answer with JSON; body starts with: {0}")]
+    NotJson(String),
+    /// Transport failure.
+    #[error("the request to the upstream failed: {0}")]
+    Request(String),
+}
+
+fn snippet(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(&b[..b.len().min(160)]);
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Toolbox {
+    /// POST a GraphQL request body upstream with the trusted headers; the parsed JSON body.
+    /// GraphQL error responses with a 4xx/5xx status and a JSON body are returned as JSON.
+    pub async fn post_upstream(&self, body: &Value) -> Result<Value, UpstreamError> {
+        let state = self;
+        let url = state
+            .config
+            .endpoint
+            .as_deref()
+            .ok_or(UpstreamError::NoEndpoint)?;
+        let parsed = gqlnav_schema::load::check_http_url(url)
+            .map_err(|e| UpstreamError::Request(e.to_string()))?;
+        let policy = &state.config.policy;
+        let mut req = state
+            .client
+            .post(parsed)
+            .header("content-type", "application/json")
+            .header(
+                "accept",
+                "application/graphql-response+json, application/json",
+            );
+        for (k, v) in &state.config.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        let label = gqlnav_schema::load::redact_url(url);
+        let map = |e: reqwest::Error| {
+            if e.is_timeout() {
+                UpstreamError::Timeout(policy.timeout.as_secs())
+            } else if e.is_connect() {
+                UpstreamError::Request(format!("could not connect to {label}"))
+            } else {
+                UpstreamError::Request(state.scrub(&e.to_string().replace(url, &label)))
+            }
+        };
+        let mut resp = req.body(body.to_string()).send().await.map_err(map)?;
+        let status = resp.status();
+        if status.is_redirection() {
+            return Err(UpstreamError::Redirect(status.as_u16()));
+        }
+        if resp
+            .content_length()
+            .is_some_and(|n| n > policy.max_response_bytes)
+        {
+            return Err(UpstreamError::TooLarge(policy.max_response_bytes));
+        }
+        let mut buf: Vec<u8> = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(map)? {
+            buf.extend_from_slice(&chunk);
+            if buf.len() as u64 > policy.max_response_bytes {
+                return Err(UpstreamError::TooLarge(policy.max_response_bytes));
+            }
+        }
+        match serde_json::from_slice::<Value>(&buf) {
+            Ok(v) if v.is_object() => Ok(v),
+            _ if !status.is_success() => Err(UpstreamError::Status {
+                status: status.as_u16(),
+                snippet: state.scrub(&snippet(&buf)),
+            }),
+            _ => Err(UpstreamError::NotJson(state.scrub(&snippet(&buf)))),
+        }
+    }
+}
+
+fn error_lines(errors: &[Value]) -> Vec<String> {
+    errors
+        .iter()
+        .take(10)
+        .map(|e| {
+            let msg = e
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)");
+            let path = e
+                .get("path")
+                .and_then(Value::as_array)
+                .map(|p| {
+                    p.iter()
+                        .map(|x| match x {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(".")
+                })
+                .filter(|p| !p.is_empty());
+            match path {
+                Some(p) => format!("{msg} (at {p})"),
+                None => msg.to_string(),
+            }
+        })
+        .collect()
+}
+
+impl Toolbox {
+    /// `execute`: validate, apply the policy, send, cap.
+    pub async fn execute(&self, a: &OperationRequest) -> ToolOutput {
+        self.execute_inner(a).await.counted(&self.meter)
+    }
+
+    async fn execute_inner(&self, a: &OperationRequest) -> ToolOutput {
+        let state = self;
+        let variables = match variables_value(a.variables.clone()) {
+            Ok(v) => v,
+            Err(e) => return ToolOutput::err(e, None),
+        };
+        let generation = state.generation();
+        let graph = &generation.graph;
+        let info = match check_operation(
+            graph,
+            &generation.operations().schema,
+            &a.operation,
+            a.operation_name.as_deref(),
+        ) {
+            Err(errs) => {
+                let mut text = format!(
+                    "Not executed: the operation is invalid ({} problem(s)):\n",
+                    errs.len()
+                );
+                for e in &errs {
+                    text.push_str(&format!("- {}\n", e.line()));
+                }
+                text.push_str("Fix these (validate helps) and execute again.");
+                return ToolOutput::err(text, Some(json!({"executed": false, "errors": errs})));
+            }
+            Ok((_, info)) => info,
+        };
+        if let Some(r) = policy_refusal(&state.config.policy, &info) {
+            return ToolOutput::err(
+                format!("Not executed: {r}."),
+                Some(json!({"executed": false, "refusal": r})),
+            );
+        }
+        let mut body = json!({"query": &a.operation});
+        if let Some(v) = variables {
+            body["variables"] = v;
+        }
+        if let Some(n) = &a.operation_name {
+            body["operationName"] = json!(n);
+        }
+        let t0 = std::time::Instant::now();
+        let resp = state.post_upstream(&body).await;
+        let ms = t0.elapsed().as_millis() as u64;
+        let mut v = match resp {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::info!(ms, op = ?info.name, "execute failed: {}", state.scrub(&e.to_string()));
+                return ToolOutput::err(
+                    format!("Not executed: {}.", state.scrub(&e.to_string())),
+                    Some(json!({"executed": false})),
+                );
+            }
+        };
+        state.scrubber.scrub_json(&mut v);
+        tracing::info!(ms, op = ?info.name, "executed");
+        let errors: Vec<Value> = v
+            .get("errors")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let data = v.get("data").cloned().unwrap_or(Value::Null);
+        let data_text = serde_json::to_string(&data).unwrap_or_default();
+        let policy = &state.config.policy;
+        let (shown, cut) = crate::util::cap_text(
+            &data_text,
+            policy.max_result_bytes,
+            policy.max_result_tokens,
+            &state.meter,
+            "Select fewer fields or pass a smaller `first`.",
+        );
+        let structured_data = if cut {
+            json!({"truncated": true})
+        } else {
+            data.clone()
+        };
+        if !errors.is_empty() {
+            let lines = error_lines(&errors);
+            let mut text = format!("The upstream returned {} GraphQL error(s):\n", errors.len());
+            for l in &lines {
+                text.push_str(&format!("- {l}\n"));
+            }
+            if !data.is_null() {
+                text.push_str(&format!("Partial data: {shown}"));
+            }
+            return ToolOutput::err(
+                text,
+                Some(
+                    json!({"executed": true, "errors": errors, "data": structured_data, "truncated": cut}),
+                ),
+            );
+        }
+        ToolOutput::ok(
+            shown,
+            Some(json!({"executed": true, "data": structured_data, "truncated": cut})),
+        )
+    }
+}

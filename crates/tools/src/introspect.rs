@@ -1,0 +1,324 @@
+//! `introspect`: the SDL of exactly the schema elements named, optionally with the
+//! types they reference; unknown names come back with the nearest existing ones.
+
+use std::collections::{BTreeSet, HashSet};
+
+use apollo_compiler::schema::ExtendedType;
+use gqlnav_schema::{Coordinate, SchemaGraph};
+use serde_json::json;
+
+use crate::output::ToolOutput;
+use crate::toolbox::Toolbox;
+use crate::util::cap_text;
+
+/// `introspect` input.
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntrospectRequest {
+    /// Schema coordinates to show: "Type", "Type.field", "Type.field(arg:)", "Enum.VALUE", "@directive". Default: none (then `type` is required).
+    #[serde(default)]
+    pub coordinates: Option<Vec<String>>,
+    /// A single type name (shorthand for coordinates: [type]). Default: none.
+    #[serde(default, rename = "type")]
+    pub type_name: Option<String>,
+    /// 1 = exactly what was asked; 2 = also the types it references; at most 3. Default 1.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 3))]
+    pub depth: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl IntrospectRequest {
+    /// Introspect these coordinates at depth 1.
+    pub fn new(coordinates: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        IntrospectRequest {
+            coordinates: Some(coordinates.into_iter().map(Into::into).collect()),
+            type_name: None,
+            depth: 1,
+        }
+    }
+
+    /// `type` first, then `coordinates`.
+    pub fn all_coordinates(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.type_name.iter().cloned().collect();
+        v.extend(self.coordinates.iter().flatten().cloned());
+        v
+    }
+}
+
+/// Deepest `depth` accepted by `introspect`.
+pub const MAX_INTROSPECT_DEPTH: usize = 3;
+/// Most coordinates per `introspect` call.
+pub const MAX_INTROSPECT_COORDINATES: usize = 20;
+
+fn type_sdl(graph: &SchemaGraph, name: &str) -> Option<String> {
+    graph.schema.types.get(name).map(|t| t.to_string())
+}
+
+fn referenced_types(graph: &SchemaGraph, name: &str, out: &mut Vec<String>) {
+    let mut push = |n: &str| out.push(n.to_string());
+    match graph.schema.types.get(name) {
+        Some(ExtendedType::Object(o)) => {
+            for i in &o.implements_interfaces {
+                push(i.name.as_str());
+            }
+            for f in o.fields.values() {
+                push(f.ty.inner_named_type().as_str());
+                for a in &f.arguments {
+                    push(a.ty.inner_named_type().as_str());
+                }
+            }
+        }
+        Some(ExtendedType::Interface(o)) => {
+            for f in o.fields.values() {
+                push(f.ty.inner_named_type().as_str());
+                for a in &f.arguments {
+                    push(a.ty.inner_named_type().as_str());
+                }
+            }
+        }
+        Some(ExtendedType::InputObject(o)) => {
+            for f in o.fields.values() {
+                push(f.ty.inner_named_type().as_str());
+            }
+        }
+        Some(ExtendedType::Union(u)) => {
+            for m in &u.members {
+                push(m.name.as_str());
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_builtin_type(graph: &SchemaGraph, name: &str) -> bool {
+    name.starts_with("__")
+        || graph
+            .schema
+            .types
+            .get(name)
+            .is_some_and(|t| t.is_built_in())
+}
+
+/// SDL for one resolved coordinate plus the named types it references (for expansion).
+fn coordinate_sdl(graph: &SchemaGraph, c: &Coordinate) -> (String, Vec<String>) {
+    let mut refs = Vec::new();
+    let text = match c {
+        Coordinate::Type(t) => {
+            referenced_types(graph, t, &mut refs);
+            type_sdl(graph, t).unwrap_or_default()
+        }
+        Coordinate::Member { ty, member }
+        | Coordinate::Argument {
+            ty, field: member, ..
+        } => match graph.schema.types.get(ty.as_str()) {
+            Some(ExtendedType::Object(_)) | Some(ExtendedType::Interface(_)) => {
+                let (kw, f) = match graph.schema.types.get(ty.as_str()) {
+                    Some(ExtendedType::Object(o)) => ("type", o.fields.get(member.as_str())),
+                    Some(ExtendedType::Interface(o)) => {
+                        ("interface", o.fields.get(member.as_str()))
+                    }
+                    _ => ("type", None),
+                };
+                match f {
+                    Some(f) => {
+                        refs.push(f.ty.inner_named_type().to_string());
+                        for a in &f.arguments {
+                            refs.push(a.ty.inner_named_type().to_string());
+                        }
+                        let body = f.to_string();
+                        let body: Vec<String> = body.lines().map(|l| format!("  {l}")).collect();
+                        format!("{kw} {ty} {{\n{}\n}}\n", body.join("\n"))
+                    }
+                    None => String::new(),
+                }
+            }
+            Some(ExtendedType::InputObject(o)) => match o.fields.get(member.as_str()) {
+                Some(f) => {
+                    refs.push(f.ty.inner_named_type().to_string());
+                    let body: Vec<String> =
+                        f.to_string().lines().map(|l| format!("  {l}")).collect();
+                    format!("input {ty} {{\n{}\n}}\n", body.join("\n"))
+                }
+                None => String::new(),
+            },
+            Some(ExtendedType::Enum(o)) => match o.values.get(member.as_str()) {
+                Some(v) => {
+                    let body: Vec<String> =
+                        v.to_string().lines().map(|l| format!("  {l}")).collect();
+                    format!("enum {ty} {{\n{}\n}}\n", body.join("\n"))
+                }
+                None => String::new(),
+            },
+            _ => String::new(),
+        },
+        Coordinate::Directive(d) | Coordinate::DirectiveArgument { directive: d, .. } => graph
+            .schema
+            .directive_definitions
+            .get(d.as_str())
+            .map(|d| {
+                for a in &d.arguments {
+                    refs.push(a.ty.inner_named_type().to_string());
+                }
+                format!("{d}\n")
+            })
+            .unwrap_or_default(),
+    };
+    (text, refs)
+}
+
+/// Nearest existing coordinates: names that start with (then contain) the input first,
+/// shortest first, then the edit-distance suggestions of the schema graph.
+pub fn suggest(graph: &SchemaGraph, input: &str, n: usize) -> Vec<String> {
+    let (owner, member) = match input.split_once('.') {
+        Some((o, m)) => (o, Some(m.split('(').next().unwrap_or(m))),
+        None => (input, None),
+    };
+    let mut cands: Vec<String> = match member {
+        None => graph
+            .schema
+            .types
+            .keys()
+            .filter(|k| !k.starts_with("__"))
+            .map(|k| k.to_string())
+            .collect(),
+        Some(_) if graph.schema.types.contains_key(owner) => graph
+            .member_names(owner)
+            .into_iter()
+            .map(|m| format!("{owner}.{m}"))
+            .collect(),
+        Some(_) => Vec::new(),
+    };
+    let needle = member.unwrap_or(owner).to_ascii_lowercase();
+    let last = |c: &str| c.rsplit('.').next().unwrap_or(c).to_ascii_lowercase();
+    let mut out: Vec<String> = Vec::new();
+    if needle.len() >= 3 {
+        cands.sort_by_key(|c| (c.len(), c.clone()));
+        for c in cands.iter().filter(|c| last(c).starts_with(&needle)) {
+            out.push(c.clone());
+        }
+        for c in cands.iter().filter(|c| {
+            let l = last(c);
+            !l.starts_with(&needle) && l.contains(&needle)
+        }) {
+            out.push(c.clone());
+        }
+    }
+    out.truncate(n);
+    for c in graph.suggest(input, n) {
+        if out.len() >= n {
+            break;
+        }
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl Toolbox {
+    /// `introspect`.
+    pub fn introspect(&self, a: &IntrospectRequest) -> ToolOutput {
+        self.introspect_inner(a).counted(&self.meter)
+    }
+
+    fn introspect_inner(&self, a: &IntrospectRequest) -> ToolOutput {
+        let generation = self.generation();
+        let graph = &generation.graph;
+        let coordinates = a.all_coordinates();
+        if coordinates.is_empty() {
+            return ToolOutput::err(
+            "Give `coordinates` (e.g. [\"Repository.pullRequests\"]) or `type` (e.g. \"Repository\").".into(),
+            None,
+        );
+        }
+        if coordinates.len() > MAX_INTROSPECT_COORDINATES {
+            return ToolOutput::err(
+                format!(
+                    "{} coordinates asked; at most {MAX_INTROSPECT_COORDINATES} per call.",
+                    coordinates.len()
+                ),
+                None,
+            );
+        }
+        let depth = (a.depth as usize).clamp(1, MAX_INTROSPECT_DEPTH);
+        let mut unknown: Vec<(String, String, Vec<String>)> = Vec::new();
+        let mut resolved = Vec::new();
+        for raw in &coordinates {
+            match graph.resolve_str(raw) {
+                Ok((c, _)) => resolved.push(c),
+                Err(gqlnav_schema::SchemaError::UnknownCoordinate { .. }) => {
+                    unknown.push((
+                        raw.clone(),
+                        "not in this schema".into(),
+                        suggest(graph, raw, 3),
+                    ));
+                }
+                Err(e) => unknown.push((raw.clone(), e.to_string(), Vec::new())),
+            }
+        }
+        if !unknown.is_empty() {
+            let mut text = String::new();
+            for (c, why, s) in &unknown {
+                text.push_str(&format!("Unknown coordinate `{c}` ({why})."));
+                if s.is_empty() {
+                    text.push_str(" No close names; use search_schema to find it by meaning.\n");
+                } else {
+                    text.push_str(&format!(" Did you mean: {}?\n", s.join(", ")));
+                }
+            }
+            text.push_str("Call introspect again with an existing coordinate.");
+            let structured = json!({"unknown": unknown.iter().map(|(c, why, s)| json!({"coordinate": c, "reason": why, "suggestions": s})).collect::<Vec<_>>()});
+            return ToolOutput::err(text, Some(structured));
+        }
+        let mut seen_types: HashSet<String> = HashSet::new();
+        let mut blocks: Vec<String> = Vec::new();
+        let mut frontier: Vec<String> = Vec::new();
+        for c in &resolved {
+            if let Coordinate::Type(t) = c {
+                if !seen_types.insert(t.clone()) {
+                    continue;
+                }
+            }
+            let (text, refs) = coordinate_sdl(graph, c);
+            blocks.push(text);
+            frontier.extend(refs);
+        }
+        for _ in 1..depth {
+            let mut next = Vec::new();
+            let mut level: BTreeSet<String> = BTreeSet::new();
+            for t in frontier.drain(..) {
+                if !is_builtin_type(graph, &t) && !seen_types.contains(&t) {
+                    level.insert(t);
+                }
+            }
+            for t in level {
+                seen_types.insert(t.clone());
+                if let Some(s) = type_sdl(graph, &t) {
+                    blocks.push(s);
+                    referenced_types(graph, &t, &mut next);
+                }
+            }
+            frontier = next;
+        }
+        let full = blocks.join("\n");
+        let (text, cut) = cap_text(
+            &full,
+            self.config.policy.max_result_bytes,
+            self.config.policy.max_result_tokens,
+            &self.meter,
+            "Introspect fewer coordinates, single fields (Type.field) or depth 1.",
+        );
+        ToolOutput::ok(
+            text,
+            Some(json!({
+                "coordinates": resolved.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "depth": depth,
+                "truncated": cut,
+            })),
+        )
+    }
+}

@@ -1,0 +1,319 @@
+//! `search_schema`: a ranked page of coordinates with paths to the root and a cursor, or,
+//! with a token budget, a slice of the schema cut to it.
+
+use gqlnav_corpus::Entry;
+use gqlnav_search::{page, PageRequest, Query};
+use serde_json::json;
+
+use crate::output::ToolOutput;
+use crate::toolbox::{Generation, Toolbox};
+use crate::util::{make_cursor, read_cursor};
+
+fn first_sentence(s: &str, max: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = s.find(". ").map(|i| i + 1).unwrap_or(s.len()).min(s.len());
+    let mut out = s[..end].to_string();
+    if out.len() > max {
+        let mut cut = max;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
+}
+
+/// `Type.field(req: T!, opt, …): Ret — first sentence` for a field entry.
+pub fn short_definition(e: &Entry) -> String {
+    let mut sig = e.coordinate.clone();
+    if !e.args.is_empty() {
+        let mut parts: Vec<String> = Vec::new();
+        for a in e.args.iter().filter(|a| a.required) {
+            parts.push(format!("{}: {}", a.name, a.ty));
+        }
+        let optional: Vec<&str> = e
+            .args
+            .iter()
+            .filter(|a| !a.required)
+            .map(|a| a.name.as_str())
+            .collect();
+        let shown = optional.len().min(6);
+        parts.extend(optional[..shown].iter().map(|s| s.to_string()));
+        if optional.len() > shown {
+            parts.push("…".into());
+        }
+        sig.push_str(&format!("({})", parts.join(", ")));
+    }
+    if !e.return_type.is_empty() {
+        sig.push_str(&format!(": {}", e.return_type));
+    }
+    if e.deprecated.is_some() {
+        sig.push_str(" @deprecated");
+    }
+    let d = first_sentence(&e.description, 140);
+    if d.is_empty() {
+        sig
+    } else {
+        format!("{sig} — {d}")
+    }
+}
+
+/// `search_schema` input.
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchRequest {
+    /// What you need, in plain words: one intent per call, e.g. "who reviewed a pull request".
+    pub query: String,
+    /// Results per page. Default 10, at most 50.
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: u32,
+    /// Optional token budget (o200k_base) for the whole answer: the answer is then a slice
+    /// of the schema (valid SDL) cut to it. Default: none (a ranked page).
+    #[serde(default, alias = "budget_tokens")]
+    pub budget_tokens: Option<u32>,
+    /// Cursor from a previous call's "More results" line, to get the next page. Default: none (first page).
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+fn ten() -> u32 {
+    10
+}
+
+impl SearchRequest {
+    /// A first-page request for `query`.
+    pub fn new(query: impl Into<String>) -> Self {
+        SearchRequest {
+            query: query.into(),
+            limit: 10,
+            budget_tokens: None,
+            cursor: None,
+        }
+    }
+}
+
+/// One search result as every surface exposes it.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchItem {
+    /// Schema coordinate.
+    pub coordinate: String,
+    /// Entry kind (`field`, …).
+    pub kind: String,
+    /// Score in [0, 1], relative to the best hit of the query.
+    pub score: f32,
+    /// Short signature and first sentence of the description.
+    pub definition: String,
+    /// Root-first paths of field coordinates.
+    pub paths_to_root: Vec<Vec<String>>,
+    /// Cursor pointing after this result.
+    pub cursor: String,
+}
+
+/// Largest accepted query text, in bytes.
+pub const MAX_QUERY_BYTES: usize = 1024;
+
+/// A page of search items.
+#[derive(Debug, Clone)]
+pub struct SearchPage {
+    /// The items, best first.
+    pub items: Vec<SearchItem>,
+    /// A next page exists.
+    pub more: bool,
+    /// The budget stopped the page before its first item, which alone costs this much.
+    pub first_over_budget: Option<usize>,
+}
+
+/// Check a query text: not empty, not too long.
+pub fn check_query(query: &str) -> Result<(), String> {
+    if query.trim().is_empty() {
+        return Err(
+            "`query` is empty; describe what you need, e.g. \"open pull requests of a repository\""
+                .into(),
+        );
+    }
+    if query.len() > MAX_QUERY_BYTES {
+        return Err(format!(
+            "`query` is {} bytes; keep it under {MAX_QUERY_BYTES} (one short intent per call)",
+            query.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The entry kind as its serde name (`field`, `enum_value`, …).
+fn kind_name(k: gqlnav_corpus::EntryKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The text block of one item in a `search_schema` answer.
+fn item_block(rank: usize, it: &SearchItem) -> String {
+    let mut block = format!(
+        "{}. {} ({}, score {:.2})\n   {}",
+        rank + 1,
+        it.coordinate,
+        it.kind,
+        it.score,
+        it.definition
+    );
+    match it.paths_to_root.first() {
+        Some(p) => block.push_str(&format!("\n   path: {}", p.join(" > "))),
+        None => block.push_str("\n   path: (none from Query)"),
+    }
+    block
+}
+
+impl Toolbox {
+    /// Rank and page: the ranker's hits turned into items by the search stage's
+    /// [`SearchContext::hit`](gqlnav_search::SearchContext::hit) and cut by its
+    /// [`page`] rule. `cost` gives an item's tokens (for a budget; 0 when there is none).
+    /// Shared by `search_schema` and the GraphQL endpoint's `__search`.
+    pub fn ranked_page(
+        &self,
+        generation: &Generation,
+        query: &str,
+        req: &PageRequest,
+        paths: usize,
+        mut cost: impl FnMut(usize, &SearchItem) -> usize,
+    ) -> Result<SearchPage, String> {
+        check_query(query)?;
+        let scored = generation
+            .backend
+            .search(&Query::new(query), req.depth())
+            .map_err(|e| format!("search failed: {e}"))?;
+        let p = page(&scored, req, |slot| {
+            let hit = generation
+                .ctx
+                .hit(slot.rank, slot.scored, slot.score, paths);
+            let e = &generation.ctx.corpus.entries[slot.scored.doc];
+            let item = SearchItem {
+                coordinate: hit.coordinate,
+                kind: kind_name(e.kind),
+                score: hit.score,
+                definition: short_definition(e),
+                paths_to_root: hit.paths_to_root,
+                cursor: make_cursor(slot.rank + 1, query, generation.number),
+            };
+            let tokens = cost(slot.rank, &item);
+            (item, tokens)
+        });
+        Ok(SearchPage {
+            items: p.items,
+            more: p.more,
+            first_over_budget: p.first_over_budget,
+        })
+    }
+
+    /// `search_schema`.
+    pub fn search_schema(&self, a: &SearchRequest) -> ToolOutput {
+        self.search_schema_inner(a).counted(&self.meter)
+    }
+
+    fn search_schema_inner(&self, a: &SearchRequest) -> ToolOutput {
+        let generation = self.generation();
+        if let Some(budget) = a.budget_tokens {
+            return self.slice_answer(&generation, &a.query, budget as usize);
+        }
+        let offset = match &a.cursor {
+            Some(c) if !c.trim().is_empty() => match read_cursor(c, &a.query, generation.number) {
+                Ok(o) => o,
+                Err(e) => return ToolOutput::err(e, None),
+            },
+            _ => 0,
+        };
+        let limit = (a.limit as usize).clamp(1, self.config.max_limit);
+        let req = PageRequest {
+            offset,
+            ..PageRequest::first(limit)
+        };
+        let page = match self.ranked_page(
+            &generation,
+            &a.query,
+            &req,
+            self.config.paths_per_hit,
+            |_, _| 0,
+        ) {
+            Ok(p) => p,
+            Err(e) => return ToolOutput::err(e, None),
+        };
+        let items = page.items;
+        let next = if page.more {
+            items.last().map(|it| it.cursor.clone())
+        } else {
+            None
+        };
+        let mut text = if items.is_empty() {
+            format!(
+                "No coordinates match \"{}\". Try other words for the same intent, or introspect a type you know (e.g. Query).",
+                a.query
+            )
+        } else {
+            let blocks: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| item_block(offset + i, it))
+                .collect();
+            format!("{}\n", blocks.join("\n"))
+        };
+        if let Some(n) = &next {
+            text.push_str(&format!(
+                "More results: call search_schema again with the same query and cursor \"{n}\".\n"
+            ));
+        }
+        if !items.is_empty() {
+            text.push_str(
+                "Next: introspect a coordinate for its full definition, then validate an operation.",
+            );
+        }
+        ToolOutput::ok(
+            text,
+            Some(json!({
+                "query": a.query,
+                "results": items,
+                "nextCursor": next,
+            })),
+        )
+    }
+
+    /// A budgeted answer: a slice of the schema (dense style, the toolbox's encoding) by
+    /// this generation's slicer, over the same ranker as the ranked pages.
+    fn slice_answer(&self, generation: &Generation, query: &str, budget: usize) -> ToolOutput {
+        if let Err(e) = check_query(query) {
+            return ToolOutput::err(e, None);
+        }
+        let sliced = generation.slicer().and_then(|slicer| {
+            slicer
+                .slice(
+                    query,
+                    &[],
+                    &gqlnav_slice::SliceOptions {
+                        budget: Some(budget),
+                        encoding: self.meter.encoding(),
+                        style: gqlnav_slice::Style::Dense,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())
+        });
+        match sliced {
+            Ok(s) => ToolOutput::ok(
+                format!(
+                    "# Schema slice for \"{query}\": {} coordinates, {} tokens ({}) within a budget of {budget}\n{}",
+                    s.coordinates.len(),
+                    s.tokens,
+                    self.meter.encoding(),
+                    s.sdl
+                ),
+                Some(json!({"query": query, "budget": budget, "slice": {
+                    "sdl": s.sdl, "tokens": s.tokens, "coordinates": s.coordinates,
+                }})),
+            ),
+            Err(e) => ToolOutput::err(format!("slicing failed: {e}"), None),
+        }
+    }
+}

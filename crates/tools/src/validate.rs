@@ -1,0 +1,402 @@
+//! `validate`: parse and validate an operation against the schema, with compact errors
+//! (message, location, did-you-mean, what to introspect) and the execution policy's
+//! verdict.
+
+use apollo_compiler::executable::{ExecutableDocument, OperationType, Selection, SelectionSet};
+use apollo_compiler::response::serde_json_bytes;
+use apollo_compiler::schema::ExtendedType;
+use apollo_compiler::validation::Valid;
+use apollo_compiler::Schema;
+use gqlnav_schema::SchemaGraph;
+use serde_json::{json, Value};
+
+use crate::introspect::suggest;
+use crate::output::ToolOutput;
+use crate::policy::ExecPolicy;
+use crate::toolbox::Toolbox;
+
+/// One compacted validation problem.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactError {
+    /// The message, useful part first.
+    pub message: String,
+    /// `line:column` in the operation text, when known.
+    pub location: Option<String>,
+    /// Existing coordinates close to the bad one.
+    pub did_you_mean: Vec<String>,
+    /// Types worth introspecting to fix it.
+    pub introspect: Vec<String>,
+}
+
+impl CompactError {
+    /// One line: `message (at L:C) — did you mean …? introspect …`.
+    pub fn line(&self) -> String {
+        let mut s = self.message.clone();
+        if let Some(l) = &self.location {
+            s.push_str(&format!(" (at {l})"));
+        }
+        if !self.did_you_mean.is_empty() {
+            s.push_str(&format!(
+                " — did you mean {}?",
+                self.did_you_mean.join(", ")
+            ));
+        }
+        if !self.introspect.is_empty() {
+            s.push_str(&format!(" Introspect {}.", self.introspect.join(", ")));
+        }
+        s
+    }
+}
+
+fn backticked(msg: &str) -> Vec<String> {
+    msg.split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s.to_string())
+        .collect()
+}
+
+fn arg_suggestions(graph: &SchemaGraph, field_coord: &str, bad: &str) -> Vec<String> {
+    let Some((ty, field)) = field_coord.split_once('.') else {
+        return Vec::new();
+    };
+    let f = match graph.schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => o.fields.get(field),
+        Some(ExtendedType::Interface(o)) => o.fields.get(field),
+        _ => None,
+    };
+    let Some(f) = f else { return Vec::new() };
+    let mut v: Vec<(usize, String)> = f
+        .arguments
+        .iter()
+        .map(|a| {
+            (
+                gqlnav_schema::graph::edit_distance(
+                    &bad.to_ascii_lowercase(),
+                    &a.name.to_ascii_lowercase(),
+                ),
+                format!("{ty}.{field}({}:)", a.name),
+            )
+        })
+        .collect();
+    v.sort();
+    v.into_iter()
+        .filter(|(d, _)| *d <= (bad.len() / 2).max(3))
+        .take(3)
+        .map(|x| x.1)
+        .collect()
+}
+
+/// Turn an apollo-compiler message into a compact error with suggestions.
+pub fn compact_error(graph: &SchemaGraph, message: &str, location: Option<String>) -> CompactError {
+    let ticks = backticked(message);
+    let mut did_you_mean = Vec::new();
+    let mut introspect = Vec::new();
+    let msg = message.trim().trim_end_matches('.').to_string();
+    if msg.contains("does not have a field") && ticks.len() >= 2 {
+        // type `T` does not have a field `f`
+        let (t, f) = (&ticks[0], &ticks[1]);
+        did_you_mean = suggest(graph, &format!("{t}.{f}"), 3);
+        introspect.push(t.clone());
+    } else if msg.contains("is not supported by") && ticks.len() >= 2 {
+        // the argument `a` is not supported by `T.f`
+        did_you_mean = arg_suggestions(graph, &ticks[1], &ticks[0]);
+        introspect.push(ticks[1].clone());
+    } else if msg.starts_with("cannot find type") && !ticks.is_empty() {
+        did_you_mean = suggest(graph, &ticks[0], 3);
+    } else if (msg.contains("does not exist on")) && ticks.len() >= 2 {
+        // value `V` does not exist on `Enum` / field `f` does not exist on `Input`
+        did_you_mean = suggest(graph, &format!("{}.{}", ticks[1], ticks[0]), 3);
+        introspect.push(ticks[1].clone());
+    } else if msg.contains("required argument") && !ticks.is_empty() {
+        if let Some((owner, _)) = ticks[0].split_once('(') {
+            introspect.push(owner.to_string());
+        }
+    } else if msg.contains("must have a subselection set") || msg.contains("subselection") {
+        for t in &ticks {
+            if graph.schema.types.contains_key(t.as_str()) {
+                introspect.push(t.clone());
+            }
+        }
+    }
+    CompactError {
+        message: msg,
+        location,
+        did_you_mean,
+        introspect,
+    }
+}
+
+/// What a parsed, validated operation is.
+#[derive(Debug, Clone)]
+pub struct OpInfo {
+    /// query / mutation / subscription.
+    pub kind: OperationType,
+    /// Operation name, if any.
+    pub name: Option<String>,
+    /// Deepest selection nesting (fragments expanded).
+    pub depth: usize,
+    /// Root field names (aliases resolved to field names).
+    pub root_fields: Vec<String>,
+}
+
+fn selection_depth(
+    doc: &ExecutableDocument,
+    set: &SelectionSet,
+    visiting: &mut Vec<String>,
+    cap: usize,
+) -> usize {
+    if cap == 0 {
+        return 1;
+    }
+    let mut best = 0;
+    for sel in &set.selections {
+        let d = match sel {
+            Selection::Field(f) => {
+                if f.selection_set.selections.is_empty() {
+                    1
+                } else {
+                    1 + selection_depth(doc, &f.selection_set, visiting, cap - 1)
+                }
+            }
+            Selection::InlineFragment(i) => selection_depth(doc, &i.selection_set, visiting, cap),
+            Selection::FragmentSpread(s) => {
+                let n = s.fragment_name.to_string();
+                if visiting.contains(&n) {
+                    0
+                } else if let Some(fr) = doc.fragments.get(s.fragment_name.as_str()) {
+                    visiting.push(n);
+                    let d = selection_depth(doc, &fr.selection_set, visiting, cap);
+                    visiting.pop();
+                    d
+                } else {
+                    0
+                }
+            }
+        };
+        best = best.max(d);
+    }
+    best
+}
+
+/// Parse and validate an operation against a schema; on failure, compacted errors.
+pub fn check_operation(
+    graph: &SchemaGraph,
+    schema: &Valid<Schema>,
+    operation: &str,
+    operation_name: Option<&str>,
+) -> Result<(Valid<ExecutableDocument>, OpInfo), Vec<CompactError>> {
+    let doc = match ExecutableDocument::parse_and_validate(schema, operation, "operation.graphql") {
+        Ok(d) => d,
+        Err(with) => {
+            let mut out = Vec::new();
+            for d in with.errors.iter().take(10) {
+                let loc = d
+                    .line_column_range()
+                    .map(|r| format!("{}:{}", r.start.line, r.start.column));
+                out.push(compact_error(graph, &d.error.to_string(), loc));
+            }
+            // Errors that name a fix first; cascades (missing subselection) last.
+            out.sort_by_key(|e| e.did_you_mean.is_empty());
+            if out.is_empty() {
+                out.push(CompactError {
+                    message: "the operation does not parse".into(),
+                    location: None,
+                    did_you_mean: Vec::new(),
+                    introspect: Vec::new(),
+                });
+            }
+            return Err(out);
+        }
+    };
+    let op = match doc.operations.get(operation_name) {
+        Ok(op) => op,
+        Err(_) => {
+            let names: Vec<String> = doc.operations.named.keys().map(|k| k.to_string()).collect();
+            let message = match operation_name {
+                Some(n) => format!(
+                    "no operation named `{n}` in the document; it has: {}",
+                    if names.is_empty() {
+                        "(an anonymous operation)".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+                None => format!(
+                    "the document has several operations ({}); pass operationName",
+                    names.join(", ")
+                ),
+            };
+            return Err(vec![CompactError {
+                message,
+                location: None,
+                did_you_mean: Vec::new(),
+                introspect: Vec::new(),
+            }]);
+        }
+    };
+    let depth = selection_depth(&doc, &op.selection_set, &mut Vec::new(), 64);
+    let root_fields = op.root_fields(&doc).map(|f| f.name.to_string()).collect();
+    let info = OpInfo {
+        kind: op.operation_type,
+        name: op.name.as_ref().map(|n| n.to_string()),
+        depth,
+        root_fields,
+    };
+    Ok((doc, info))
+}
+
+/// `validate` and `execute` input: an operation with its variables.
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationRequest {
+    /// The GraphQL document (query, mutation or subscription, with any fragments).
+    pub operation: String,
+    /// Variables as a JSON object (or a JSON string). Default: none.
+    #[serde(default)]
+    pub variables: Option<Value>,
+    /// Which operation to use when the document has several. Default: the only one.
+    #[serde(default, alias = "operation_name")]
+    pub operation_name: Option<String>,
+}
+
+impl OperationRequest {
+    /// An operation without variables.
+    pub fn new(operation: impl Into<String>) -> Self {
+        OperationRequest {
+            operation: operation.into(),
+            variables: None,
+            operation_name: None,
+        }
+    }
+}
+
+pub(crate) fn kind_name(k: OperationType) -> &'static str {
+    match k {
+        OperationType::Query => "query",
+        OperationType::Mutation => "mutation",
+        OperationType::Subscription => "subscription",
+    }
+}
+
+/// What `execute` would say about an operation of this kind and name (None = allowed).
+pub fn policy_refusal(policy: &ExecPolicy, info: &OpInfo) -> Option<String> {
+    match info.kind {
+        OperationType::Subscription => Some(
+            "subscriptions are not executed by this server (they need a long-lived stream); rewrite it as a query".into(),
+        ),
+        OperationType::Mutation if !policy.mutations.allows(info.name.as_deref()) => {
+            Some(match &info.name {
+                Some(n) => format!("mutation `{n}` is refused: mutations are off unless the server's local config allows them (allow_mutations = [\"{n}\"] or \"all\"); ask the user to enable it"),
+                None => "anonymous mutations are refused: mutations are off unless the server's local config allows them by operation name or \"all\"; ask the user to enable it".into(),
+            })
+        }
+        _ if info.depth > policy.max_depth => Some(format!(
+            "the operation nests {} levels deep; the limit is {}. Select fewer nested fields",
+            info.depth, policy.max_depth
+        )),
+        _ => None,
+    }
+}
+
+fn check_variables(
+    schema: &Valid<Schema>,
+    doc: &Valid<ExecutableDocument>,
+    operation_name: Option<&str>,
+    variables: Option<&Value>,
+) -> Result<(), String> {
+    let map = match variables {
+        None | Some(Value::Null) => serde_json_bytes::Map::new(),
+        Some(Value::Object(_)) => {
+            let v = variables.cloned().unwrap_or(Value::Null);
+            match serde_json_bytes::Value::from(v) {
+                serde_json_bytes::Value::Object(m) => m,
+                _ => serde_json_bytes::Map::new(),
+            }
+        }
+        Some(_) => return Err("`variables` must be a JSON object".into()),
+    };
+    let Ok(op) = doc.operations.get(operation_name) else {
+        return Ok(());
+    };
+    apollo_compiler::request::coerce_variable_values(schema, op, &map)
+        .map(|_| ())
+        .map_err(|e| e.message().to_string())
+}
+
+/// Parse `variables` given as an object or as a JSON string.
+pub fn variables_value(v: Option<Value>) -> Result<Option<Value>, String> {
+    match v {
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => serde_json::from_str::<Value>(&s)
+            .map(Some)
+            .map_err(|e| format!("`variables` is a string but not JSON: {e}")),
+        other => Ok(other),
+    }
+}
+
+impl Toolbox {
+    /// `validate`.
+    pub fn validate(&self, a: &OperationRequest) -> ToolOutput {
+        self.validate_inner(a).counted(&self.meter)
+    }
+
+    fn validate_inner(&self, a: &OperationRequest) -> ToolOutput {
+        let variables = match variables_value(a.variables.clone()) {
+            Ok(v) => v,
+            Err(e) => return ToolOutput::err(e, None),
+        };
+        let generation = self.generation();
+        let graph = &generation.graph;
+        let schema = &generation.operations().schema;
+        match check_operation(graph, schema, &a.operation, a.operation_name.as_deref()) {
+            Err(errs) => {
+                let mut text = format!("Invalid operation ({} problem(s)):\n", errs.len());
+                for e in &errs {
+                    text.push_str(&format!("- {}\n", e.line()));
+                }
+                text.push_str("Fix these and validate again.");
+                ToolOutput::err(text, Some(json!({"valid": false, "errors": errs})))
+            }
+            Ok((doc, info)) => {
+                if let Err(e) = check_variables(
+                    schema,
+                    &doc,
+                    a.operation_name.as_deref(),
+                    variables.as_ref(),
+                ) {
+                    return ToolOutput::err(
+                        format!("The operation is valid but its variables are not: {e}"),
+                        Some(json!({"valid": false, "errors": [{"message": e}]})),
+                    );
+                }
+                let refusal = policy_refusal(&self.config.policy, &info);
+                let mut text = format!(
+                    "Valid {}{} (depth {}).",
+                    kind_name(info.kind),
+                    info.name
+                        .as_ref()
+                        .map(|n| format!(" `{n}`"))
+                        .unwrap_or_default(),
+                    info.depth
+                );
+                match &refusal {
+                    Some(r) => text.push_str(&format!(" Note: execute would refuse it: {r}.")),
+                    None => text.push_str(" You can execute it."),
+                }
+                ToolOutput::ok(
+                    text,
+                    Some(json!({
+                        "valid": true,
+                        "operationType": kind_name(info.kind),
+                        "operationName": info.name,
+                        "depth": info.depth,
+                        "executable": refusal.is_none(),
+                        "refusal": refusal,
+                    })),
+                )
+            }
+        }
+    }
+}
