@@ -803,3 +803,62 @@ fn serve_names_the_ranker_it_indexed_and_refuses_two() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn graphql_definitions_follow_type_references_and_hide_deprecated_by_default() {
+    let (_srv, url) = server(
+        &[
+            "--schema",
+            &schema("github"),
+            "--graphql",
+            "127.0.0.1:0",
+            "--no-stdio",
+        ],
+        "GraphQL endpoint on ",
+    );
+    // A field's return type, two wrappers down, resolves to the full named type.
+    let r = gql(
+        &url,
+        json!({"query": "{ __definitions(coordinates: [\"Query.repository\"]) { ... on __Field { name type { kind name fields { name } } } } }"}),
+    );
+    let f = &r["data"]["__definitions"][0];
+    assert_eq!(f["name"], "repository", "{r}");
+    assert_eq!(f["type"]["kind"], "OBJECT", "{r}");
+    assert_eq!(f["type"]["name"], "Repository", "{r}");
+    let names: Vec<&str> = f["type"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["name"].as_str())
+        .collect();
+    assert!(names.contains(&"pullRequests"), "{names:?}");
+    // Deprecated fields only with includeDeprecated: true.
+    let q = |incl: bool| {
+        gql(
+            &url,
+            json!({"query": format!("{{ __definitions(coordinates: [\"TeamChangeParentTeamAuditEntry\"]) {{ ... on __Type {{ fields(includeDeprecated: {incl}) {{ name isDeprecated }} }} }} }}")}),
+        )
+    };
+    let count = |v: &Value, deprecated: bool| {
+        v["data"]["__definitions"][0]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["isDeprecated"] == deprecated)
+            .count()
+    };
+    let (all, current) = (q(true), q(false));
+    assert!(count(&all, true) > 0, "{all}");
+    assert_eq!(count(&current, true), 0, "{current}");
+    assert_eq!(count(&all, false), count(&current, false));
+    // A list wrapper: kind LIST, no name, ofType the element.
+    let r = gql(
+        &url,
+        json!({"query": "{ __definitions(coordinates: [\"Repository.languages(orderBy:)\", \"@deprecated(reason:)\"]) { __typename ... on __InputValue { name type { kind name } defaultValue } } }"}),
+    );
+    let defs = r["data"]["__definitions"].as_array().unwrap();
+    assert_eq!(defs[0]["name"], "orderBy", "{r}");
+    assert_eq!(defs[1]["__typename"], "__InputValue", "{r}");
+    assert_eq!(defs[1]["name"], "reason", "{r}");
+    assert!(defs[1]["defaultValue"].as_str().is_some(), "{r}");
+}

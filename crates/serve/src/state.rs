@@ -1,9 +1,12 @@
 //! Shared server state: the toolbox (tools, current generation, upstream client) and the
 //! server's own settings (listeners, hosts, logging).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use gqlnav_tools::Toolbox;
+use apollo_compiler::Schema;
+use gqlnav_tools::{Generation, Toolbox};
+
+use crate::graphql::Introspection;
 
 use crate::config::ServeConfig;
 
@@ -13,6 +16,8 @@ pub struct AppState {
     pub tools: Arc<Toolbox>,
     /// Merged configuration; `config.tools` is the toolbox's own.
     pub config: ServeConfig,
+    /// The GraphQL endpoint's introspection of the current generation's served schema.
+    introspection: Mutex<Option<(u64, Arc<Introspection>)>>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -26,6 +31,27 @@ impl std::fmt::Debug for AppState {
 impl AppState {
     /// Serve `tools` with `config` (whose `tools` part should be the toolbox's).
     pub fn new(tools: Arc<Toolbox>, config: ServeConfig) -> Self {
-        AppState { tools, config }
+        AppState {
+            tools,
+            config,
+            introspection: Mutex::new(None),
+        }
+    }
+
+    /// The introspection of `generation`'s served schema, made once per generation.
+    pub(crate) fn introspection(
+        &self,
+        generation: &Generation,
+        served: &Schema,
+    ) -> Result<Arc<Introspection>, String> {
+        let mut slot = self.introspection.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((n, i)) = slot.as_ref() {
+            if *n == generation.number {
+                return Ok(i.clone());
+            }
+        }
+        let i = Arc::new(Introspection::new(served)?);
+        *slot = Some((generation.number, i.clone()));
+        Ok(i)
     }
 }

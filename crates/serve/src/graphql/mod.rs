@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use apollo_compiler::ast;
 use apollo_compiler::executable::OperationType;
 use apollo_compiler::resolvers::{Execution, FieldError, ObjectValue, ResolveInfo, ResolvedValue};
 use apollo_compiler::response::{serde_json_bytes, JsonMap};
@@ -25,6 +24,10 @@ use serde_json::{json, Value};
 
 use gqlnav_search::PageRequest;
 use gqlnav_tools::{check_operation, policy_refusal, read_cursor, Generation, SearchItem, Toolbox};
+
+mod introspection;
+
+pub use introspection::Introspection;
 
 use crate::error::ServeError;
 use crate::state::AppState;
@@ -104,390 +107,19 @@ fn served(generation: &Generation) -> Result<&Valid<Schema>, String> {
     generation.served_with(served_schema).map(|s| &s.schema)
 }
 
-// ---------------------------------------------------------------------------------
-// Introspection objects for `definition` (the built-in resolvers are private to
-// apollo-compiler, so these mirror them over the served schema).
-
-fn desc<'a>(d: &Option<apollo_compiler::Node<str>>) -> ResolvedValue<'a> {
-    match d {
-        Some(s) => ResolvedValue::leaf(s.as_str()),
-        None => ResolvedValue::null(),
-    }
-}
-
-fn deprecation(dirs: &ast::DirectiveList) -> Option<String> {
-    dirs.get("deprecated").map(|d| {
-        d.specified_argument_by_name("reason")
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| "No longer supported".into())
-    })
-}
-
-/// `isDeprecated` or `deprecationReason` of an element with these directives.
-fn deprecation_value<'a>(field: &str, dirs: &ast::DirectiveList) -> ResolvedValue<'a> {
-    match (field, deprecation(dirs)) {
-        ("isDeprecated", d) => ResolvedValue::leaf(d.is_some()),
-        (_, Some(r)) => ResolvedValue::leaf(r),
-        (_, None) => ResolvedValue::null(),
-    }
-}
-
-/// The `args` of a field or directive, deprecated ones only when asked for.
-fn input_values<'a>(
-    schema: &'a Schema,
-    args: &'a [apollo_compiler::Node<ast::InputValueDefinition>],
-    include_deprecated: bool,
-) -> ResolvedValue<'a> {
-    ResolvedValue::list(
-        args.iter()
-            .filter(move |a| include_deprecated || deprecation(&a.directives).is_none())
-            .map(move |a| ResolvedValue::object(InputValueObj { schema, def: a })),
-    )
-}
-
-fn include_deprecated(info: &ResolveInfo<'_>) -> bool {
-    info.arguments()
-        .get("includeDeprecated")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false)
-}
-
 fn unknown(info: &ResolveInfo<'_>, ty: &str) -> FieldError {
     FieldError {
         message: format!("unexpected field {ty}.{}", info.field_name()),
     }
 }
 
-/// `__Type`: a named type, or a LIST / NON_NULL wrapper.
-struct TypeObj<'a> {
-    schema: &'a Schema,
-    ty: TyRef,
-}
-
-#[derive(Clone)]
-enum TyRef {
-    Named(String),
-    List(Box<TyRef>),
-    NonNull(Box<TyRef>),
-}
-
-impl TyRef {
-    fn from_ast(t: &ast::Type) -> TyRef {
-        match t {
-            ast::Type::Named(n) => TyRef::Named(n.to_string()),
-            ast::Type::NonNullNamed(n) => TyRef::NonNull(Box::new(TyRef::Named(n.to_string()))),
-            ast::Type::List(i) => TyRef::List(Box::new(TyRef::from_ast(i))),
-            ast::Type::NonNullList(i) => {
-                TyRef::NonNull(Box::new(TyRef::List(Box::new(TyRef::from_ast(i)))))
-            }
-        }
-    }
-}
-
-fn type_obj<'a>(schema: &'a Schema, ty: TyRef) -> ResolvedValue<'a> {
-    ResolvedValue::object(TypeObj { schema, ty })
-}
-
-impl ObjectValue for TypeObj<'_> {
-    fn type_name(&self) -> &str {
-        "__Type"
-    }
-
-    fn resolve_field<'a>(
-        &'a self,
-        info: &'a ResolveInfo<'a>,
-    ) -> Result<ResolvedValue<'a>, FieldError> {
-        let s: &'a Schema = self.schema;
-        let name = match &self.ty {
-            TyRef::Named(n) => n.as_str(),
-            TyRef::List(inner) | TyRef::NonNull(inner) => {
-                return Ok(match info.field_name() {
-                    "kind" => ResolvedValue::leaf(if matches!(self.ty, TyRef::List(_)) {
-                        "LIST"
-                    } else {
-                        "NON_NULL"
-                    }),
-                    "ofType" => type_obj(s, (**inner).clone()),
-                    _ => ResolvedValue::null(),
-                })
-            }
-        };
-        let Some(def) = s.types.get(name) else {
-            return Ok(ResolvedValue::null());
-        };
-        let incl = include_deprecated(info);
-        Ok(match info.field_name() {
-            "kind" => ResolvedValue::leaf(match def {
-                ExtendedType::Scalar(_) => "SCALAR",
-                ExtendedType::Object(_) => "OBJECT",
-                ExtendedType::Interface(_) => "INTERFACE",
-                ExtendedType::Union(_) => "UNION",
-                ExtendedType::Enum(_) => "ENUM",
-                ExtendedType::InputObject(_) => "INPUT_OBJECT",
-            }),
-            "name" => ResolvedValue::leaf(name),
-            "description" => match def {
-                ExtendedType::Scalar(t) => desc(&t.description),
-                ExtendedType::Object(t) => desc(&t.description),
-                ExtendedType::Interface(t) => desc(&t.description),
-                ExtendedType::Union(t) => desc(&t.description),
-                ExtendedType::Enum(t) => desc(&t.description),
-                ExtendedType::InputObject(t) => desc(&t.description),
-            },
-            "fields" => {
-                let fields = match def {
-                    ExtendedType::Object(t) => &t.fields,
-                    ExtendedType::Interface(t) => &t.fields,
-                    _ => return Ok(ResolvedValue::null()),
-                };
-                ResolvedValue::list(
-                    fields
-                        .iter()
-                        .filter(move |(_, f)| incl || deprecation(&f.directives).is_none())
-                        .map(move |(_, f)| ResolvedValue::object(FieldObj { schema: s, def: f })),
-                )
-            }
-            "interfaces" => {
-                let list = match def {
-                    ExtendedType::Object(t) => &t.implements_interfaces,
-                    ExtendedType::Interface(t) => &t.implements_interfaces,
-                    _ => return Ok(ResolvedValue::null()),
-                };
-                ResolvedValue::list(
-                    list.iter()
-                        .map(move |i| type_obj(s, TyRef::Named(i.name.to_string()))),
-                )
-            }
-            "possibleTypes" => match def {
-                ExtendedType::Union(u) => ResolvedValue::list(
-                    u.members
-                        .iter()
-                        .map(move |m| type_obj(s, TyRef::Named(m.name.to_string()))),
-                ),
-                ExtendedType::Interface(_) => {
-                    let mut names: Vec<String> = s
-                        .types
-                        .iter()
-                        .filter_map(|(n, t)| match t {
-                            ExtendedType::Object(o)
-                                if o.implements_interfaces.iter().any(|i| i.name == name) =>
-                            {
-                                Some(n.to_string())
-                            }
-                            _ => None,
-                        })
-                        .collect();
-                    names.sort();
-                    ResolvedValue::list(
-                        names.into_iter().map(move |n| type_obj(s, TyRef::Named(n))),
-                    )
-                }
-                _ => ResolvedValue::null(),
-            },
-            "enumValues" => match def {
-                ExtendedType::Enum(e) => ResolvedValue::list(
-                    e.values
-                        .values()
-                        .filter(move |v| incl || deprecation(&v.directives).is_none())
-                        .map(|v| ResolvedValue::object(EnumValueObj { def: v })),
-                ),
-                _ => ResolvedValue::null(),
-            },
-            "inputFields" => match def {
-                ExtendedType::InputObject(t) => ResolvedValue::list(
-                    t.fields
-                        .values()
-                        .filter(move |f| incl || deprecation(&f.directives).is_none())
-                        .map(move |f| ResolvedValue::object(InputValueObj { schema: s, def: f })),
-                ),
-                _ => ResolvedValue::null(),
-            },
-            "ofType" => ResolvedValue::null(),
-            "specifiedByURL" => match def {
-                ExtendedType::Scalar(t) => t
-                    .directives
-                    .get("specifiedBy")
-                    .and_then(|d| d.specified_argument_by_name("url"))
-                    .and_then(|v| v.as_str().map(|u| ResolvedValue::leaf(u.to_string())))
-                    .unwrap_or_else(ResolvedValue::null),
-                _ => ResolvedValue::null(),
-            },
-            "isOneOf" => ResolvedValue::leaf(match def {
-                ExtendedType::InputObject(t) => t.directives.get("oneOf").is_some(),
-                _ => false,
-            }),
-            _ => return Err(unknown(info, "__Type")),
-        })
-    }
-}
-
-/// `__Field`.
-struct FieldObj<'a> {
-    schema: &'a Schema,
-    def: &'a ast::FieldDefinition,
-}
-
-impl ObjectValue for FieldObj<'_> {
-    fn type_name(&self) -> &str {
-        "__Field"
-    }
-    fn resolve_field<'a>(
-        &'a self,
-        info: &'a ResolveInfo<'a>,
-    ) -> Result<ResolvedValue<'a>, FieldError> {
-        let s: &'a Schema = self.schema;
-        let incl = include_deprecated(info);
-        Ok(match info.field_name() {
-            "name" => ResolvedValue::leaf(self.def.name.as_str()),
-            "description" => desc(&self.def.description),
-            "args" => input_values(s, &self.def.arguments, incl),
-            "type" => type_obj(s, TyRef::from_ast(&self.def.ty)),
-            f @ ("isDeprecated" | "deprecationReason") => {
-                deprecation_value(f, &self.def.directives)
-            }
-            _ => return Err(unknown(info, "__Field")),
-        })
-    }
-}
-
-/// `__InputValue`.
-struct InputValueObj<'a> {
-    schema: &'a Schema,
-    def: &'a ast::InputValueDefinition,
-}
-
-impl ObjectValue for InputValueObj<'_> {
-    fn type_name(&self) -> &str {
-        "__InputValue"
-    }
-    fn resolve_field<'a>(
-        &'a self,
-        info: &'a ResolveInfo<'a>,
-    ) -> Result<ResolvedValue<'a>, FieldError> {
-        Ok(match info.field_name() {
-            "name" => ResolvedValue::leaf(self.def.name.as_str()),
-            "description" => desc(&self.def.description),
-            "type" => {
-                let s: &'a Schema = self.schema;
-                type_obj(s, TyRef::from_ast(&self.def.ty))
-            }
-            "defaultValue" => match &self.def.default_value {
-                Some(v) => ResolvedValue::leaf(v.to_string()),
-                None => ResolvedValue::null(),
-            },
-            f @ ("isDeprecated" | "deprecationReason") => {
-                deprecation_value(f, &self.def.directives)
-            }
-            _ => return Err(unknown(info, "__InputValue")),
-        })
-    }
-}
-
-/// `__EnumValue`.
-struct EnumValueObj<'a> {
-    def: &'a ast::EnumValueDefinition,
-}
-
-impl ObjectValue for EnumValueObj<'_> {
-    fn type_name(&self) -> &str {
-        "__EnumValue"
-    }
-    fn resolve_field<'a>(
-        &'a self,
-        info: &'a ResolveInfo<'a>,
-    ) -> Result<ResolvedValue<'a>, FieldError> {
-        Ok(match info.field_name() {
-            "name" => ResolvedValue::leaf(self.def.value.as_str()),
-            "description" => desc(&self.def.description),
-            f @ ("isDeprecated" | "deprecationReason") => {
-                deprecation_value(f, &self.def.directives)
-            }
-            _ => return Err(unknown(info, "__EnumValue")),
-        })
-    }
-}
-
-/// `__Directive`.
-struct DirectiveObj<'a> {
-    schema: &'a Schema,
-    def: &'a ast::DirectiveDefinition,
-}
-
-impl ObjectValue for DirectiveObj<'_> {
-    fn type_name(&self) -> &str {
-        "__Directive"
-    }
-    fn resolve_field<'a>(
-        &'a self,
-        info: &'a ResolveInfo<'a>,
-    ) -> Result<ResolvedValue<'a>, FieldError> {
-        let s: &'a Schema = self.schema;
-        let incl = include_deprecated(info);
-        Ok(match info.field_name() {
-            "name" => ResolvedValue::leaf(self.def.name.as_str()),
-            "description" => desc(&self.def.description),
-            "locations" => ResolvedValue::list(
-                self.def
-                    .locations
-                    .iter()
-                    .map(|l| ResolvedValue::leaf(l.name())),
-            ),
-            "args" => input_values(s, &self.def.arguments, incl),
-            "isRepeatable" => ResolvedValue::leaf(self.def.repeatable),
-            _ => return Err(unknown(info, "__Directive")),
-        })
-    }
-}
-
-/// Resolve a coordinate to its `__SchemaDefinition` object.
-fn definition<'a>(schema: &'a Schema, coord: &Coordinate) -> Option<ResolvedValue<'a>> {
-    let fields_of = |ty: &str| match schema.types.get(ty) {
-        Some(ExtendedType::Object(o)) => Some(&o.fields),
-        Some(ExtendedType::Interface(o)) => Some(&o.fields),
-        _ => None,
-    };
-    Some(match coord {
-        Coordinate::Type(t) => {
-            schema.types.get(t.as_str())?;
-            type_obj(schema, TyRef::Named(t.clone()))
-        }
-        Coordinate::Member { ty, member } => match schema.types.get(ty.as_str())? {
-            ExtendedType::Object(_) | ExtendedType::Interface(_) => {
-                let f = fields_of(ty)?.get(member.as_str())?;
-                ResolvedValue::object(FieldObj { schema, def: f })
-            }
-            ExtendedType::InputObject(o) => ResolvedValue::object(InputValueObj {
-                schema,
-                def: o.fields.get(member.as_str())?,
-            }),
-            ExtendedType::Enum(e) => ResolvedValue::object(EnumValueObj {
-                def: e.values.get(member.as_str())?,
-            }),
-            _ => return None,
-        },
-        Coordinate::Argument { ty, field, arg } => {
-            let f = fields_of(ty)?.get(field.as_str())?;
-            let a = f.arguments.iter().find(|a| a.name == arg.as_str())?;
-            ResolvedValue::object(InputValueObj { schema, def: a })
-        }
-        Coordinate::Directive(d) => ResolvedValue::object(DirectiveObj {
-            schema,
-            def: schema.directive_definitions.get(d.as_str())?,
-        }),
-        Coordinate::DirectiveArgument { directive, arg } => {
-            let d = schema.directive_definitions.get(directive.as_str())?;
-            let a = d.arguments.iter().find(|a| a.name == arg.as_str())?;
-            ResolvedValue::object(InputValueObj { schema, def: a })
-        }
-    })
-}
-
 /// `__SearchResult`.
-struct SearchResultObj {
+struct SearchResultObj<'a> {
     item: SearchItem,
+    intro: &'a Introspection,
 }
 
-impl ObjectValue for SearchResultObj {
+impl ObjectValue for SearchResultObj<'_> {
     fn type_name(&self) -> &str {
         "__SearchResult"
     }
@@ -508,7 +140,7 @@ impl ObjectValue for SearchResultObj {
                 let c = Coordinate::parse(&self.item.coordinate).map_err(|e| FieldError {
                     message: e.to_string(),
                 })?;
-                definition(info.schema(), &c).ok_or_else(|| FieldError {
+                self.intro.definition(&c).ok_or_else(|| FieldError {
                     message: format!("`{}` is no longer in the schema", self.item.coordinate),
                 })?
             }
@@ -521,6 +153,7 @@ impl ObjectValue for SearchResultObj {
 struct RootObj<'s> {
     tools: &'s Toolbox,
     generation: &'s Generation,
+    intro: &'s Introspection,
     type_name: String,
     paths: usize,
 }
@@ -560,7 +193,10 @@ impl ObjectValue for RootObj<'_> {
                     .ranked_page(self.generation, query, &req, self.paths, |_, _| 0)
                     .map_err(err)?;
                 Ok(ResolvedValue::list(page.items.into_iter().map(|item| {
-                    ResolvedValue::object(SearchResultObj { item })
+                    ResolvedValue::object(SearchResultObj {
+                        item,
+                        intro: self.intro,
+                    })
                 })))
             }
             "__definitions" => {
@@ -578,14 +214,13 @@ impl ObjectValue for RootObj<'_> {
                         "at most {MAX_DEFINITIONS} coordinates per call"
                     )));
                 }
-                let schema = info.schema();
                 let mut out = Vec::new();
                 let mut bad = Vec::new();
                 for raw in &list {
                     let resolved = Coordinate::parse(raw)
                         .ok()
                         .filter(|c| !c.owner().starts_with("__"))
-                        .and_then(|c| definition(schema, &c));
+                        .and_then(|c| self.intro.definition(&c));
                     match resolved {
                         Some(v) => out.push(v),
                         None => {
@@ -689,9 +324,14 @@ pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool
             Ok(op) => op,
             Err(e) => return gql_error(format!("{e:?}")),
         };
+        let intro = match state.introspection(&generation, schema) {
+            Ok(i) => i,
+            Err(e) => return gql_error(format!("introspecting the served schema failed: {e}")),
+        };
         let root = RootObj {
             tools,
             generation: &generation,
+            intro: &intro,
             type_name: op.object_type().to_string(),
             paths: tools.config.paths_per_hit.max(1),
         };
