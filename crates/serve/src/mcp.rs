@@ -12,7 +12,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 
-use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest, ToolOutput};
+use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, Toolbox};
 
 use crate::error::ServeError;
 use crate::state::AppState;
@@ -54,8 +54,7 @@ impl GqlnavMcp {
         &self,
         Parameters(p): Parameters<SearchRequest>,
     ) -> Result<CallToolResult, ErrorData> {
-        let tools = self.state.tools.clone();
-        blocking(move || tools.search_schema(&p)).await
+        self.blocking(move |t| t.search_schema(&p)).await
     }
 
     #[tool(name = "introspect", description = INTROSPECT_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
@@ -63,8 +62,7 @@ impl GqlnavMcp {
         &self,
         Parameters(p): Parameters<IntrospectRequest>,
     ) -> Result<CallToolResult, ErrorData> {
-        let tools = self.state.tools.clone();
-        blocking(move || tools.introspect(&p)).await
+        self.blocking(move |t| t.introspect(&p)).await
     }
 
     #[tool(name = "validate", description = VALIDATE_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
@@ -72,8 +70,7 @@ impl GqlnavMcp {
         &self,
         Parameters(p): Parameters<OperationRequest>,
     ) -> Result<CallToolResult, ErrorData> {
-        let tools = self.state.tools.clone();
-        blocking(move || tools.validate(&p)).await
+        self.blocking(move |t| t.validate(&p)).await
     }
 
     #[tool(name = "execute", description = EXECUTE_DESC, annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true))]
@@ -85,14 +82,18 @@ impl GqlnavMcp {
     }
 }
 
-/// Run a CPU-bound tool off the async reactor.
-async fn blocking(
-    f: impl FnOnce() -> ToolOutput + Send + 'static,
-) -> Result<CallToolResult, ErrorData> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map(to_result)
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+impl GqlnavMcp {
+    /// Run a CPU-bound tool off the async reactor.
+    async fn blocking(
+        &self,
+        f: impl FnOnce(&Toolbox) -> ToolOutput + Send + 'static,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tools = self.state.tools.clone();
+        tokio::task::spawn_blocking(move || f(&tools))
+            .await
+            .map(to_result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
 }
 
 #[tool_handler(router = self.tool_router)]

@@ -4,22 +4,18 @@
 //! mean), perfect% and mean tokens (o200k_base). Not asserted; run with
 //! `cargo test --release -p gqlnav-tools --test quality -- --ignored --nocapture`.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
 use gqlnav_tools::{SearchRequest, Toolbox, ToolsConfig};
 
 #[test]
 #[ignore]
 fn github_wg_one_call_recall_and_tokens() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let sdl =
-        std::fs::read_to_string(root.join("benchmarks/wg/schemas/github/schema.graphql")).unwrap();
-    let graph = Arc::new(gqlnav_schema::load_sdl_str(&sdl, "github").unwrap());
+    let graph = common::bundled("github");
     let t0 = std::time::Instant::now();
     let tools = Toolbox::build(graph, None, ToolsConfig::default()).unwrap();
     let index_s = t0.elapsed().as_secs_f64();
-    let tsv = std::fs::read_to_string(root.join("benchmarks/wg/github-wg.tsv")).unwrap();
+    let tsv = common::repo_file("benchmarks/wg/github-wg.tsv");
     let (mut n, mut recall_sum, mut perfect, mut tokens) = (0usize, 0f64, 0usize, 0usize);
     let t1 = std::time::Instant::now();
     for line in tsv.lines().filter(|l| !l.trim().is_empty()) {

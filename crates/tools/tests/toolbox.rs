@@ -1,0 +1,101 @@
+//! The tools over a real schema, without any transport: budgeted slices over the
+//! generation's own ranker, pages and cursors, introspection, validation, execution errors.
+
+mod common;
+
+use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest};
+
+#[test]
+fn budgeted_search_returns_a_slice_within_the_budget() {
+    let tools = common::toolbox("linear");
+    let mut req = SearchRequest::new("issues assigned to me with their state");
+    req.budget_tokens = Some(1500);
+    let out = tools.search_schema(&req);
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.starts_with("# Schema slice for"), "{}", out.text);
+    let v = out.structured.expect("structured content");
+    let tokens = v["slice"]["tokens"].as_u64().unwrap() as usize;
+    assert!(tokens > 0 && tokens <= 1500, "{tokens}");
+    let sdl = v["slice"]["sdl"].as_str().unwrap();
+    assert_eq!(tools.meter.count(sdl), tokens);
+    gqlnav_schema::apollo_compiler::ast::Document::parse(sdl, "slice.graphql").unwrap();
+    let coords: Vec<&str> = v["slice"]["coordinates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c.as_str())
+        .collect();
+    assert!(coords.iter().any(|c| c.starts_with("Query.")), "{coords:?}");
+    assert!(coords.iter().any(|c| c.starts_with("Issue.")), "{coords:?}");
+}
+
+#[test]
+fn pages_follow_their_cursor_and_a_cursor_is_tied_to_its_query() {
+    let tools = common::toolbox("linear");
+    let mut req = SearchRequest::new("issue labels");
+    req.limit = 3;
+    let first = tools.search_schema(&req);
+    let v = first.structured.clone().unwrap();
+    let page1: Vec<String> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["coordinate"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(page1.len(), 3);
+    assert_eq!(first.tokens, tools.meter.count(&first.text));
+    let cursor = v["nextCursor"].as_str().expect("a next page").to_string();
+    req.cursor = Some(cursor.clone());
+    let second = tools.search_schema(&req);
+    let v2 = second.structured.unwrap();
+    let page2: Vec<String> = v2["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["coordinate"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(page2.len(), 3);
+    assert!(
+        page2.iter().all(|c| !page1.contains(c)),
+        "{page1:?} {page2:?}"
+    );
+    // Rank numbers continue on the next page.
+    assert!(second.text.starts_with("4. "), "{}", second.text);
+    // The same cursor with another query is refused.
+    let mut other = SearchRequest::new("team members");
+    other.cursor = Some(cursor);
+    let out = tools.search_schema(&other);
+    assert!(out.is_error);
+    assert!(out.text.contains("cursor"), "{}", out.text);
+}
+
+#[test]
+fn introspect_validate_and_execute_say_what_to_fix() {
+    let tools = common::toolbox("linear");
+    let out = tools.introspect(&IntrospectRequest::new(["Isue"]));
+    assert!(out.is_error);
+    assert!(out.text.contains("Did you mean"), "{}", out.text);
+    let out = tools.introspect(&IntrospectRequest::new(["Issue.title"]));
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("title"), "{}", out.text);
+
+    let out = tools.validate(&OperationRequest::new("{ issues { nodes { titel } } }"));
+    assert!(out.is_error);
+    assert!(
+        out.text.contains("did you mean Issue.title"),
+        "{}",
+        out.text
+    );
+    let out = tools.validate(&OperationRequest::new("{ issues { nodes { title } } }"));
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("You can execute it"), "{}", out.text);
+
+    // No upstream configured: execute says how to configure one.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = rt.block_on(tools.execute(&OperationRequest::new("{ issues { nodes { title } } }")));
+    assert!(out.is_error);
+    assert!(out.text.contains("--endpoint"), "{}", out.text);
+}
