@@ -384,12 +384,11 @@ fn mcp_python_sdk_over_http_on_github() {
     );
 }
 
-/// POST `body` and assert the first GraphQL error says `needle`; the response.
-fn gql_error_contains(url: &str, body: Value, needle: &str) -> Value {
+/// POST `body` and assert the first GraphQL error says `needle`.
+fn gql_error_contains(url: &str, body: Value, needle: &str) {
     let r = gql(url, body);
     let msg = r["errors"][0]["message"].as_str().unwrap_or_default();
     assert!(msg.contains(needle), "no error containing {needle:?}: {r}");
-    r
 }
 
 fn gql(url: &str, body: Value) -> Value {
@@ -437,7 +436,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     let url = line.clone();
 
     // __search, with the RFC's fields and a union definition.
-    gql_error_contains(
+    let r = gql(
         &url,
         json!({"query": "query S($q: String!) { __search(query: $q, first: 3) { coordinate score cursor pathsToRoot definition { __typename ... on __Field { name args { name } type { kind name ofType { name } } } } } }", "variables": {"q": "open pull requests of a repository"}}),
     );
@@ -598,7 +597,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     assert!(get["data"]["viewer"]["login"].is_string(), "{get}");
 
     // Mixed operations are refused with a clear error.
-    let r = gql(
+    gql_error_contains(
         &url,
         json!({"query": "{ viewer { login } __search(query: \"x\") { coordinate } }"}),
         "two separate operations",
