@@ -5,16 +5,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Result;
-use gqlnav_search::{SearchBackend, SearchContext};
+use gqlnav_schema::SchemaGraph;
+use gqlnav_tools::Indexed;
 
-use crate::backends::{BackendArgs, BackendSpec};
+use crate::backends::BackendArgs;
 
-/// Load the saved index in `dir` for this ranker over `ctx`.
-pub fn load(
-    dir: &Path,
-    _backend: &BackendArgs,
-    _spec: &BackendSpec,
-    _ctx: &SearchContext,
-) -> Result<Arc<dyn SearchBackend>> {
+/// Load the saved index in `dir` (context and ranker) for `graph`.
+pub fn load(dir: &Path, _backend: &BackendArgs, _graph: Arc<SchemaGraph>) -> Result<Indexed> {
     anyhow::bail!("saved index {} cannot be read yet", dir.display())
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
+use gqlnav_corpus::TokenMeter;
 use gqlnav_schema::SchemaGraph;
 use gqlnav_serve::{LaunchOptions, ServeConfig};
 use gqlnav_tools::{BackendFactory, MutationPolicy};
@@ -114,10 +115,14 @@ pub fn backend_factory(
         anyhow::bail!("serve runs one ranker: give one --backend (and one --analyzer)");
     };
     let (backend, spec) = (backend.clone(), spec.clone());
-    Ok(Arc::new(move |ctx: &gqlnav_search::SearchContext| {
-        if let Some(dir) = &index_dir {
-            return crate::cmd_index::load(dir, &backend, &spec, ctx).map_err(|e| format!("{e:#}"));
-        }
+    if let Some(dir) = index_dir {
+        return Ok(Arc::new(
+            move |graph: Arc<SchemaGraph>, _meter: &TokenMeter| {
+                crate::cmd_index::load(&dir, &backend, graph).map_err(|e| format!("{e:#}"))
+            },
+        ));
+    }
+    Ok(gqlnav_tools::in_memory_factory(move |ctx| {
         let mut b = backend.build(&spec).map_err(|e| format!("{e:#}"))?;
         b.index(ctx).map_err(|e| e.to_string())?;
         Ok(Arc::from(b))

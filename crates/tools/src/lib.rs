@@ -37,8 +37,8 @@ pub use search::{
     check_query, short_definition, SearchItem, SearchPage, SearchRequest, MAX_QUERY_BYTES,
 };
 pub use toolbox::{
-    default_backend_factory, default_context, BackendFactory, Generation, OperationSchema, Toolbox,
-    ToolboxError, DEFAULT_RENDERING,
+    default_backend_factory, default_context, in_memory_factory, BackendFactory, Generation,
+    Indexed, OperationSchema, Toolbox, ToolboxError, DEFAULT_RENDERING,
 };
 pub use util::{cap_text, make_cursor, read_cursor, Scrubber};
 pub use validate::{

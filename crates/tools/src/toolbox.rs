@@ -15,14 +15,33 @@ use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWei
 use crate::policy::ToolsConfig;
 use crate::util::Scrubber;
 
-/// Builds an **indexed** ranker for a context (at start and on every reload): build it in
-/// memory, or load a saved index.
+/// A context and the ranker indexed over it: what a [`BackendFactory`] makes.
+pub struct Indexed {
+    /// The corpus and rendering the ranker indexed.
+    pub ctx: SearchContext,
+    /// The indexed ranker.
+    pub backend: Arc<dyn SearchBackend>,
+}
+
+/// Makes the search context and the **indexed** ranker of a generation (at start and on
+/// every reload): build both in memory, or load a saved index.
 pub type BackendFactory =
-    Arc<dyn Fn(&SearchContext) -> Result<Arc<dyn SearchBackend>, String> + Send + Sync>;
+    Arc<dyn Fn(Arc<SchemaGraph>, &TokenMeter) -> Result<Indexed, String> + Send + Sync>;
+
+/// A factory that builds the [`default_context`] and indexes a ranker over it in memory.
+pub fn in_memory_factory(
+    index: impl Fn(&SearchContext) -> Result<Arc<dyn SearchBackend>, String> + Send + Sync + 'static,
+) -> BackendFactory {
+    Arc::new(move |graph: Arc<SchemaGraph>, meter: &TokenMeter| {
+        let ctx = default_context(graph, meter);
+        let backend = index(&ctx)?;
+        Ok(Indexed { ctx, backend })
+    })
+}
 
 /// The default factory: the structure-aware ranker with default weights, in memory.
 pub fn default_backend_factory() -> BackendFactory {
-    Arc::new(|ctx: &SearchContext| {
+    in_memory_factory(|ctx: &SearchContext| {
         let mut b = StructureBackend::new(StructureWeights::default());
         b.index(ctx).map_err(|e| e.to_string())?;
         Ok(Arc::new(b) as Arc<dyn SearchBackend>)
@@ -129,8 +148,7 @@ impl Generation {
         meter: &TokenMeter,
         number: u64,
     ) -> Result<Self, String> {
-        let ctx = default_context(graph, meter);
-        let backend = factory(&ctx)?;
+        let Indexed { ctx, backend } = factory(graph, meter)?;
         Ok(Generation::new(ctx, backend, number))
     }
 
