@@ -113,6 +113,9 @@ fn run_export(schema: common::SchemaArgs, format: &str) -> anyhow::Result<()> {
 }
 
 fn run_serve(schema: common::SchemaArgs, serve: Box<cmd_serve::ServeArgs>) -> anyhow::Result<()> {
+    // The tools count every result in o200k_base: load its ranks on the other core while
+    // the schema parses, so the first answer does not wait for them.
+    std::thread::spawn(|| gqlnav_corpus::TokenMeter::default().warm());
     // Quiet load: stdout must stay clean for MCP over stdio.
     let graph = std::sync::Arc::new(schema.load(true)?);
     let headers = schema.endpoint_options()?.headers;
