@@ -1,0 +1,147 @@
+//! What to slice and how: the selection knobs and the options of one slice.
+
+use gqlnav_corpus::Encoding;
+
+use crate::render::Style;
+use crate::SliceError;
+
+/// Aggregate knobs of the selection stage (no per-question rules).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Knobs {
+    /// Ranked hits considered.
+    pub pool_k: usize,
+    /// Most relevant types whose every field becomes a candidate.
+    pub type_k: usize,
+    /// Value of a field of an expanded type, as a share of the type's relevance.
+    pub type_blend: f32,
+    /// Candidates below this value are never picked.
+    pub value_floor: f32,
+    /// Paths from the root compared per owner type (the most relevant one is taken).
+    pub path_choices: usize,
+    /// Longest path, in fields.
+    pub max_depth: usize,
+    /// Add query-root entries whose return-type family meets the selection.
+    pub root_entries: bool,
+    /// Size without a budget, in estimated tokens.
+    pub default_tokens: usize,
+    /// Enums with no relevant value show all their values up to this many.
+    pub enum_small: usize,
+    /// Paths from the root added per owner type.
+    pub paths_per_type: usize,
+    /// Value of a field of the type a picked field returns (through connections and
+    /// edges), as a share of the picked field's value.
+    pub child_blend: f32,
+    /// Most types expanded that way per question.
+    pub max_child_types: usize,
+    /// A field returning an object or interface type with at most this many fields brings
+    /// that type's scalar and enum fields along (a composite field cannot be selected
+    /// without a sub-selection, and a small type's leaves are cheap); 0 turns it off.
+    pub small_type_fields: usize,
+    /// Query-root entry fields (returning the type or a connection of it) packed with
+    /// the first field of each type, most relevant first; 0 turns it off.
+    pub root_entries_per_type: usize,
+    /// Value of a field linking two relevant types, as a share of the lesser relevance;
+    /// 0 turns links off.
+    pub link_blend: f32,
+    /// Most relevant types whose fields are tested as links.
+    pub link_types: usize,
+    /// Path preference lost per hop through a generic lookup (an interface or union
+    /// standing for more than 16 types).
+    pub generic_hop_penalty: f32,
+    /// The question's most relevant types, which get `main_paths` paths from the root
+    /// chosen among `main_path_choices`.
+    pub main_types: usize,
+    /// Paths from the root added for each main type.
+    pub main_paths: usize,
+    /// Paths compared for each main type.
+    pub main_path_choices: usize,
+    /// The top ranked fields that keep every argument.
+    pub full_signature_k: usize,
+    /// The first pick aims at this share of the budget in estimated tokens (estimates
+    /// run a little low; a pick that renders over the budget is redone smaller).
+    pub first_fill: f32,
+}
+
+impl Knobs {
+    /// Candidate root paths enumerated per type: one enumeration serves both widths
+    /// (paths come cheapest first, so the narrower set is a prefix of the wider one).
+    pub(crate) fn path_width(&self) -> usize {
+        self.path_choices.max(self.main_path_choices).max(1)
+    }
+
+    /// Check the ranges that would make slices meaningless.
+    pub fn validate(&self) -> Result<(), SliceError> {
+        let share = |name: &'static str, v: f32| {
+            if v.is_finite() && (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(SliceError::Knob(name, format!("{v} is not in [0, 1]")))
+            }
+        };
+        share("typeBlend", self.type_blend)?;
+        share("childBlend", self.child_blend)?;
+        share("linkBlend", self.link_blend)?;
+        share("valueFloor", self.value_floor)?;
+        if !(self.first_fill.is_finite() && self.first_fill > 0.0 && self.first_fill <= 1.0) {
+            return Err(SliceError::Knob(
+                "firstFill",
+                format!("{} is not in (0, 1]", self.first_fill),
+            ));
+        }
+        if !self.generic_hop_penalty.is_finite() || self.generic_hop_penalty < 0.0 {
+            return Err(SliceError::Knob(
+                "genericHopPenalty",
+                format!("{} is not a number ≥ 0", self.generic_hop_penalty),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            pool_k: 300,
+            type_k: 8,
+            type_blend: 0.35,
+            value_floor: 0.05,
+            path_choices: 5,
+            max_depth: 6,
+            root_entries: true,
+            default_tokens: 8500,
+            enum_small: 8,
+            paths_per_type: 1,
+            child_blend: 0.2,
+            max_child_types: 10,
+            small_type_fields: 5,
+            root_entries_per_type: 5,
+            link_blend: 0.6,
+            link_types: 20,
+            generic_hop_penalty: 1.0,
+            main_types: 3,
+            main_paths: 2,
+            main_path_choices: 12,
+            full_signature_k: 5,
+            first_fill: 0.97,
+        }
+    }
+}
+
+/// What to slice and how.
+#[derive(Debug, Clone, Default)]
+pub struct SliceOptions {
+    /// Token budget in `encoding`; `None` lets the slicer pick a size.
+    pub budget: Option<usize>,
+    /// Encoding of the budget and of the reported token count.
+    pub encoding: Encoding,
+    /// Writing style.
+    pub style: Style,
+    /// Define every named type (stubs where needed) so the slice validates as a schema.
+    pub closed: bool,
+    /// Coordinates that must be in the slice (`Type.field`, `Type.field(arg:)`, `Type`);
+    /// these may name Mutation fields.
+    pub seeds: Vec<String>,
+    /// Selection knobs.
+    pub knobs: Knobs,
+}

@@ -1,0 +1,58 @@
+//! The `bare` style: SDL without descriptions, one field per line (what the WG suite
+//! renders; the cheapest multi-line form).
+
+use std::fmt::Write as _;
+
+use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition};
+use gqlnav_schema::apollo_compiler::Node;
+
+use super::StyleWriter;
+
+pub(crate) struct BareWriter;
+
+impl StyleWriter for BareWriter {
+    fn field(
+        &mut self,
+        out: &mut String,
+        name: &str,
+        f: &FieldDefinition,
+        args: &[&Node<InputValueDefinition>],
+    ) {
+        signature(out, "  ", name, f, args);
+        out.push('\n');
+    }
+}
+
+/// `{indent}name(a: A, b: B): T` (no line break), shared by the one-line field styles.
+pub(crate) fn signature(
+    out: &mut String,
+    indent: &str,
+    name: &str,
+    f: &FieldDefinition,
+    args: &[&Node<InputValueDefinition>],
+) {
+    out.push_str(indent);
+    out.push_str(name);
+    if !args.is_empty() {
+        out.push('(');
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&a.name);
+            out.push_str(": ");
+            let _ = write!(out, "{}", a.ty);
+        }
+        out.push(')');
+    }
+    out.push_str(": ");
+    let _ = write!(out, "{}", f.ty);
+}
+
+/// `  name: T` and a line break.
+pub(crate) fn input_field(out: &mut String, name: &str, f: &InputValueDefinition) {
+    out.push_str("  ");
+    out.push_str(name);
+    out.push_str(": ");
+    let _ = writeln!(out, "{}", f.ty);
+}
