@@ -40,11 +40,15 @@ mod tests {
     use super::*;
     #[test]
     fn splits_camel_acronyms_and_underscores() {
-        assert_eq!(humanize("defaultBranchRef"), "default branch ref");
-        assert_eq!(humanize("URLPath"), "url path");
-        assert_eq!(humanize("isPRDraft"), "is pr draft");
-        assert_eq!(humanize("created_at"), "created at");
-        assert_eq!(humanize("Repository"), "repository");
-        assert_eq!(humanize("sha256Sum"), "sha256 sum");
+        for (id, words) in [
+            ("defaultBranchRef", "default branch ref"),
+            ("URLPath", "url path"),
+            ("isPRDraft", "is pr draft"),
+            ("created_at", "created at"),
+            ("Repository", "repository"),
+            ("sha256Sum", "sha256 sum"),
+        ] {
+            assert_eq!(humanize(id), words, "{id}");
+        }
     }
 }

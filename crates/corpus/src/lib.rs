@@ -94,7 +94,7 @@ impl Entry {
 }
 
 /// Which entry kinds a corpus holds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CorpusOptions {
     pub fields: bool,
     pub arguments: bool,
@@ -127,6 +127,20 @@ impl CorpusOptions {
             types: true,
         }
     }
+
+    /// The entry kinds a corpus holds. For a corpus built by [`Corpus::build`], building
+    /// again with these options from the same schema gives the same corpus (a kind the
+    /// schema has none of makes no difference).
+    pub fn of(corpus: &Corpus) -> Self {
+        let has = |k: EntryKind| corpus.entries.iter().any(|e| e.kind == k);
+        CorpusOptions {
+            fields: has(EntryKind::Field),
+            arguments: has(EntryKind::Argument),
+            input_fields: has(EntryKind::InputField),
+            enum_values: has(EntryKind::EnumValue),
+            types: has(EntryKind::Type),
+        }
+    }
 }
 
 /// The corpus: entries in deterministic order plus a coordinate index.
@@ -157,6 +171,34 @@ fn arg_info(a: &apollo_compiler::ast::InputValueDefinition) -> ArgInfo {
         description: desc(&a.description),
         default: a.default_value.as_ref().map(|v| v.to_string()),
         required: a.ty.is_non_null() && a.default_value.is_none(),
+    }
+}
+
+impl Entry {
+    /// An input field or enum value entry (`ty` is `None` for an enum value).
+    fn member(
+        owner: &str,
+        owner_kind: OwnerKind,
+        kind: EntryKind,
+        name: &str,
+        ty: Option<&apollo_compiler::ast::Type>,
+        description: &Option<apollo_compiler::Node<str>>,
+        directives: &apollo_compiler::ast::DirectiveList,
+    ) -> Entry {
+        Entry {
+            coordinate: format!("{owner}.{name}"),
+            kind,
+            owner: owner.to_string(),
+            owner_kind,
+            name: name.to_string(),
+            return_type: ty.map(|t| t.to_string()).unwrap_or_default(),
+            named_type: ty
+                .map(|t| t.inner_named_type().to_string())
+                .unwrap_or_default(),
+            description: desc(description),
+            args: Vec::new(),
+            deprecated: deprecation(directives),
+        }
     }
 }
 
@@ -244,34 +286,28 @@ impl Corpus {
                 }
                 ExtendedType::InputObject(o) if opts.input_fields => {
                     for (fname, f) in &o.fields {
-                        entries.push(Entry {
-                            coordinate: format!("{name}.{fname}"),
-                            kind: EntryKind::InputField,
-                            owner: name.to_string(),
+                        entries.push(Entry::member(
+                            name,
                             owner_kind,
-                            name: fname.to_string(),
-                            return_type: f.ty.to_string(),
-                            named_type: f.ty.inner_named_type().to_string(),
-                            description: desc(&f.description),
-                            args: Vec::new(),
-                            deprecated: deprecation(&f.directives),
-                        });
+                            EntryKind::InputField,
+                            fname,
+                            Some(&f.ty),
+                            &f.description,
+                            &f.directives,
+                        ));
                     }
                 }
                 ExtendedType::Enum(o) if opts.enum_values => {
                     for (vname, v) in &o.values {
-                        entries.push(Entry {
-                            coordinate: format!("{name}.{vname}"),
-                            kind: EntryKind::EnumValue,
-                            owner: name.to_string(),
+                        entries.push(Entry::member(
+                            name,
                             owner_kind,
-                            name: vname.to_string(),
-                            return_type: String::new(),
-                            named_type: String::new(),
-                            description: desc(&v.description),
-                            args: Vec::new(),
-                            deprecated: deprecation(&v.directives),
-                        });
+                            EntryKind::EnumValue,
+                            vname,
+                            None,
+                            &v.description,
+                            &v.directives,
+                        ));
                     }
                 }
                 _ => {}
@@ -311,7 +347,7 @@ impl Corpus {
 
     /// Render every entry and count its tokens.
     pub fn render(&self, rendering: Rendering, meter: &TokenMeter) -> RenderedCorpus {
-        let texts: Vec<String> = self.entries.iter().map(|e| rendering.render(e)).collect();
+        let texts = self.render_texts(rendering);
         let tokens: Vec<usize> = texts.iter().map(|t| meter.count(t)).collect();
         RenderedCorpus {
             rendering,
@@ -319,6 +355,11 @@ impl Corpus {
             texts,
             tokens,
         }
+    }
+
+    /// Render every entry (no token counting).
+    pub fn render_texts(&self, rendering: Rendering) -> Vec<String> {
+        self.entries.iter().map(|e| rendering.render(e)).collect()
     }
 }
 
@@ -333,7 +374,88 @@ pub struct RenderedCorpus {
 }
 
 impl RenderedCorpus {
+    /// Render a corpus with token counts counted before (a saved index keeps them, so
+    /// start-up needs no BPE), one per entry in corpus order; `None` when the number
+    /// of counts is not the number of entries.
+    pub fn from_counts(
+        corpus: &Corpus,
+        rendering: Rendering,
+        encoding: Encoding,
+        tokens: Vec<usize>,
+    ) -> Option<RenderedCorpus> {
+        (tokens.len() == corpus.len()).then(|| RenderedCorpus {
+            rendering,
+            encoding,
+            texts: corpus.render_texts(rendering),
+            tokens,
+        })
+    }
+
     pub fn total_tokens(&self) -> usize {
         self.tokens.iter().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> SchemaGraph {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../cli/assets/demo.graphql");
+        gqlnav_schema::load_file(std::path::Path::new(p)).expect("demo schema")
+    }
+
+    #[test]
+    fn input_fields_and_enum_values_are_members_of_their_type() {
+        let c = Corpus::build(&demo(), CorpusOptions::all());
+        let days = c.get("BorrowInput.days").expect("input field");
+        assert_eq!(days.kind, EntryKind::InputField);
+        assert_eq!(days.owner_kind, OwnerKind::Input);
+        assert_eq!(
+            (days.return_type.as_str(), days.named_type.as_str()),
+            ("Int", "Int")
+        );
+        assert_eq!(
+            days.description,
+            "Loan length in days; the branch default when omitted."
+        );
+        let id = c.get("BorrowInput.copyId").expect("input field");
+        assert_eq!((id.return_type.as_str(), id.is_non_null()), ("ID!", true));
+        let v = c.get("CopyStatus.ON_LOAN").expect("enum value");
+        assert_eq!(v.kind, EntryKind::EnumValue);
+        assert_eq!(v.owner_kind, OwnerKind::Enum);
+        assert_eq!(v.description, "Lent to a member.");
+        assert!(v.return_type.is_empty() && v.named_type.is_empty() && v.deprecated.is_none());
+        assert!(c.position("BorrowInput.days") > c.position("BookOrderField.TITLE"));
+    }
+
+    #[test]
+    fn options_of_a_corpus_rebuild_it_and_saved_counts_need_one_per_entry() {
+        let g = demo();
+        for opts in [CorpusOptions::default(), CorpusOptions::all()] {
+            let c = Corpus::build(&g, opts);
+            assert_eq!(CorpusOptions::of(&c), opts);
+            let again = Corpus::build(&g, CorpusOptions::of(&c));
+            let coords = |c: &Corpus| -> Vec<String> {
+                c.entries.iter().map(|e| e.coordinate.clone()).collect()
+            };
+            assert_eq!(coords(&again), coords(&c));
+            let meter = TokenMeter::default();
+            let counted = c.render(Rendering::Sdl, &meter);
+            let saved = RenderedCorpus::from_counts(
+                &c,
+                Rendering::Sdl,
+                meter.encoding(),
+                counted.tokens.clone(),
+            )
+            .expect("one count per entry");
+            assert_eq!(saved.texts, counted.texts);
+            assert_eq!(saved.tokens, counted.tokens);
+            let mut short = counted.tokens.clone();
+            short.pop();
+            assert!(
+                RenderedCorpus::from_counts(&c, Rendering::Sdl, meter.encoding(), short).is_none()
+            );
+        }
     }
 }

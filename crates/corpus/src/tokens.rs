@@ -92,17 +92,24 @@ impl TokenMeter {
 /// newline run (`\s*[\r\n]+`, punctuation followed by `[\r\n]*`) and start the next
 /// piece after it, so the token count of a text is the sum of its segments' counts.
 pub fn line_segments(text: &str) -> impl Iterator<Item = &str> {
+    let nl = |c: u8| c == b'\n' || c == b'\r';
+    pieces(text, move |b, i| nl(b[i - 1]) && !nl(b[i]))
+}
+
+/// The pieces of `text` between the positions `i` (0 < i < len) where `cut(bytes, i)`
+/// holds; `cut` must only hold before or after an ASCII byte (a char boundary).
+fn pieces<'a>(
+    text: &'a str,
+    cut: impl Fn(&[u8], usize) -> bool + 'a,
+) -> impl Iterator<Item = &'a str> + 'a {
     let b = text.as_bytes();
     let mut start = 0;
-    let mut i = 0;
     std::iter::from_fn(move || {
         if start >= b.len() {
             return None;
         }
-        while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
-            i += 1;
-        }
-        while i < b.len() && (b[i] == b'\n' || b[i] == b'\r') {
+        let mut i = start + 1;
+        while i < b.len() && !cut(b, i) {
             i += 1;
         }
         let seg = &text[start..i];
@@ -120,26 +127,10 @@ pub fn line_segments(text: &str) -> impl Iterator<Item = &str> {
 /// into fields that recur across slices.
 pub fn count_segments(text: &str) -> impl Iterator<Item = &str> {
     line_segments(text).flat_map(|line| {
-        let b = line.as_bytes();
-        let mut start = 0;
-        let mut i = 1;
-        std::iter::from_fn(move || {
-            if start >= b.len() {
-                return None;
-            }
-            while i + 1 < b.len() {
-                if b[i] == b' ' && !b[i - 1].is_ascii_whitespace() && b[i + 1].is_ascii_lowercase()
-                {
-                    let seg = &line[start..i];
-                    start = i;
-                    i += 1;
-                    return Some(seg);
-                }
-                i += 1;
-            }
-            let seg = &line[start..];
-            start = b.len();
-            Some(seg)
+        pieces(line, |b, i| {
+            b[i] == b' '
+                && !b[i - 1].is_ascii_whitespace()
+                && b.get(i + 1).is_some_and(|c| c.is_ascii_lowercase())
         })
     })
 }

@@ -16,10 +16,13 @@
 //! can still surface. Ties are broken by corpus order.
 
 use std::collections::HashMap;
+use std::path::Path;
 
+use gqlnav_search::saved::{self, Manifest, ManifestHeader};
 use gqlnav_search::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
 
 use crate::error::{EmbedError, Result};
+use crate::{Embedder, VectorBackend};
 
 /// Reciprocal rank fusion constant.
 pub const RRF_K: f32 = 60.0;
@@ -40,6 +43,17 @@ pub struct HybridBackend {
     a: Box<dyn SearchBackend>,
     b: Box<dyn SearchBackend>,
     fusion: Fusion,
+    /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
+    ctx: Option<SearchContext>,
+}
+
+/// The fusion rule as a saved hybrid index records it (the weight also as its bits, so
+/// it is restored exactly).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedConfig {
+    fusion: String,
+    weight: Option<f32>,
+    weight_bits: Option<u32>,
 }
 
 impl HybridBackend {
@@ -49,6 +63,7 @@ impl HybridBackend {
             a,
             b,
             fusion: Fusion::Rrf,
+            ctx: None,
         }
     }
 
@@ -68,6 +83,34 @@ impl HybridBackend {
             a,
             b,
             fusion: Fusion::Weighted(w),
+            ctx: None,
+        })
+    }
+
+    /// Load an index saved by [`SearchBackend::save`]: both sides from `dir/a` and
+    /// `dir/b`. `embedder` serves the (one) vector side.
+    pub fn load(
+        dir: &Path,
+        ctx: &SearchContext,
+        embedder: Option<Box<dyn Embedder>>,
+    ) -> std::result::Result<HybridBackend, SearchError> {
+        let m = saved::open(dir, ctx, "hybrid")?;
+        let bad = |reason: String| SearchError::saved_index(dir, reason);
+        let config: SavedConfig = serde_json::from_value(m.config)
+            .map_err(|e| bad(format!("the manifest's hybrid config is malformed: {e}")))?;
+        let fusion = match (config.fusion.as_str(), config.weight_bits) {
+            ("rrf", _) => Fusion::Rrf,
+            ("weighted", Some(bits)) => Fusion::Weighted(f32::from_bits(bits)),
+            (other, _) => return Err(bad(format!("unknown fusion `{other}`"))),
+        };
+        let mut embedder = embedder;
+        let a = load_part(&dir.join("a"), ctx, &mut embedder)?;
+        let b = load_part(&dir.join("b"), ctx, &mut embedder)?;
+        Ok(HybridBackend {
+            a,
+            b,
+            fusion,
+            ctx: Some(ctx.clone()),
         })
     }
 
@@ -107,7 +150,49 @@ impl SearchBackend for HybridBackend {
     /// Indexes both sides.
     fn index(&mut self, ctx: &SearchContext) -> std::result::Result<(), SearchError> {
         self.a.index(ctx)?;
-        self.b.index(ctx)
+        self.b.index(ctx)?;
+        self.ctx = Some(ctx.clone());
+        Ok(())
+    }
+
+    /// Saves both sides (`a/`, `b/`) under one manifest.
+    fn save(&self, dir: &Path) -> std::result::Result<(), SearchError> {
+        let ctx = self.ctx.as_ref().ok_or(SearchError::NotIndexed)?;
+        let config = match self.fusion {
+            Fusion::Rrf => SavedConfig {
+                fusion: "rrf".into(),
+                weight: None,
+                weight_bits: None,
+            },
+            Fusion::Weighted(w) => SavedConfig {
+                fusion: "weighted".into(),
+                weight: Some(w),
+                weight_bits: Some(w.to_bits()),
+            },
+        };
+        let header = ManifestHeader {
+            backend: "hybrid".into(),
+            name: self.name(),
+            config: serde_json::to_value(&config).map_err(|e| SearchError::Other(e.to_string()))?,
+            embedder: None,
+        };
+        saved::save_dir(dir, header, ctx, |tmp, header| {
+            for (side, backend) in [("a", &self.a), ("b", &self.b)] {
+                let sub = tmp.join(side);
+                backend.save(&sub)?;
+                let m = Manifest::read(&sub)?;
+                if m.embedder.is_some() {
+                    if header.embedder.is_some() {
+                        return Err(SearchError::NoSavedForm(format!(
+                            "{} (both sides need an embedder; a saved hybrid holds at most one vector side)",
+                            self.name()
+                        )));
+                    }
+                    header.embedder = m.embedder;
+                }
+            }
+            Ok(())
+        })
     }
 
     fn search(&self, query: &Query, k: usize) -> std::result::Result<Vec<Scored>, SearchError> {
@@ -152,5 +237,39 @@ impl SearchBackend for HybridBackend {
             s.explain.push((nb.clone(), cb));
         }
         Ok(top)
+    }
+}
+
+/// Load any saved index for a context: `structure` and `bm25` need nothing more,
+/// `vector` and `hybrid` need the embedder that embedded the documents
+/// ([`Manifest::embedder`] names it; `None` is refused with an error naming it).
+pub fn load_backend(
+    dir: &Path,
+    ctx: &SearchContext,
+    embedder: Option<Box<dyn Embedder>>,
+) -> std::result::Result<Box<dyn SearchBackend>, SearchError> {
+    let mut embedder = embedder;
+    load_part(dir, ctx, &mut embedder)
+}
+
+fn load_part(
+    dir: &Path,
+    ctx: &SearchContext,
+    embedder: &mut Option<Box<dyn Embedder>>,
+) -> std::result::Result<Box<dyn SearchBackend>, SearchError> {
+    let m = Manifest::read(dir)?;
+    match m.backend.as_str() {
+        "vector" => match embedder.take() {
+            Some(e) => Ok(Box::new(VectorBackend::load(dir, ctx, e)?)),
+            None => Err(SearchError::saved_index(
+                dir,
+                format!(
+                    "it needs the embedding model `{}` to embed questions; pass it with --model",
+                    m.embedder.unwrap_or_default()
+                ),
+            )),
+        },
+        "hybrid" => Ok(Box::new(HybridBackend::load(dir, ctx, embedder.take())?)),
+        _ => saved::load_backend(dir, ctx),
     }
 }

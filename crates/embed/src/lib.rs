@@ -24,7 +24,7 @@ pub mod vector;
 
 pub use cache::{CacheOptions, VectorCache};
 pub use error::{EmbedError, Result};
-pub use hybrid::{Fusion, HybridBackend};
+pub use hybrid::{load_backend, Fusion, HybridBackend};
 pub use local::{Architecture, LocalModel, Pooling};
 pub use server::{OllamaEmbedder, OpenAiEmbedder, ServerOptions};
 pub use vector::{IndexReport, VectorBackend};

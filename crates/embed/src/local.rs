@@ -331,6 +331,14 @@ fn architecture(dir: &Path, config: &Value) -> Result<Architecture> {
 
 /// The weight files: `model.safetensors`, or the shards named by
 /// `model.safetensors.index.json`.
+/// `config.json` read as one architecture's config (`what` names it in the error).
+fn arch_config<T: serde::de::DeserializeOwned>(config: &Value, dir: &Path, what: &str) -> Result<T> {
+    serde_json::from_value(config.clone()).map_err(|e| EmbedError::Config {
+        path: dir.join("config.json"),
+        reason: format!("not a {what} config: {e}"),
+    })
+}
+
 fn weight_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let single = dir.join("model.safetensors");
     if single.is_file() {
@@ -625,21 +633,13 @@ impl LocalModel {
         };
         let (net, dims, pad_id) = match arch {
             Architecture::Bert => {
-                let cfg: bert::Config =
-                    serde_json::from_value(config.clone()).map_err(|e| EmbedError::Config {
-                        path: dir.join("config.json"),
-                        reason: format!("not a BERT config: {e}"),
-                    })?;
+                let cfg: bert::Config = arch_config(&config, dir, "BERT")?;
                 let model = bert::BertModel::load(vb, &cfg).map_err(weights_err)?;
                 let pad = u32::try_from(cfg.pad_token_id).unwrap_or(0);
                 (Net::Bert(model), cfg.hidden_size, pad)
             }
             Architecture::Qwen3 => {
-                let cfg: qwen3::Config =
-                    serde_json::from_value(config.clone()).map_err(|e| EmbedError::Config {
-                        path: dir.join("config.json"),
-                        reason: format!("not a Qwen3 config: {e}"),
-                    })?;
+                let cfg: qwen3::Config = arch_config(&config, dir, "Qwen3")?;
                 // Qwen3-Embedding checkpoints are saved as the bare `Qwen3Model`, whose
                 // tensor names lack the `model.` prefix that candle's loader expects.
                 let vb = if vb.contains_tensor("model.embed_tokens.weight") {

@@ -1,9 +1,10 @@
 //! Exact cosine search over L2-normalised document vectors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use gqlnav_search::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
+use gqlnav_search::saved::{self, ManifestHeader};
+use gqlnav_search::{top_k_of, Query, Scored, SearchBackend, SearchContext, SearchError};
 
 use crate::cache::{CacheOptions, Matrix, VectorCache};
 use crate::error::{EmbedError, Result};
@@ -44,6 +45,21 @@ pub struct VectorBackend {
     progress: Option<ProgressFn>,
     matrix: Option<Matrix>,
     report: IndexReport,
+    /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
+    ctx: Option<SearchContext>,
+}
+
+/// The vectors of a saved vector index: `count × dims` little-endian f32, row-major,
+/// L2-normalised (read in one read).
+pub const VECTORS_FILE: &str = "vectors.f32";
+
+/// The settings a saved vector index records.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedConfig {
+    embedder_name: String,
+    embedder_id: String,
+    count: usize,
+    dims: usize,
 }
 
 impl VectorBackend {
@@ -55,7 +71,74 @@ impl VectorBackend {
             progress: None,
             matrix: None,
             report: IndexReport::default(),
+            ctx: None,
         }
+    }
+
+    /// Load an index saved by [`SearchBackend::save`] for the same schema, corpus and
+    /// rendering. `embedder` embeds the questions and must be the one that embedded the
+    /// documents (same [`Embedder::id`]: model files, prompts, truncation).
+    pub fn load(
+        dir: &Path,
+        ctx: &SearchContext,
+        embedder: Box<dyn Embedder>,
+    ) -> std::result::Result<VectorBackend, SearchError> {
+        let start = Instant::now();
+        let m = saved::open(dir, ctx, "vector")?;
+        let bad = |reason: String| SearchError::saved_index(dir, reason);
+        let config: SavedConfig = serde_json::from_value(m.config)
+            .map_err(|e| bad(format!("the manifest's vector config is malformed: {e}")))?;
+        let id = embedder.id();
+        if id != config.embedder_id {
+            return Err(bad(format!(
+                "its vectors were made by `{}` ({}), not by the given `{}` ({id}); load it with that model or rebuild it with `gqlnav index --backend vector` and this model",
+                config.embedder_name,
+                config.embedder_id,
+                embedder.name()
+            )));
+        }
+        let n = ctx.corpus.len();
+        if config.count != n || embedder.dims().is_some_and(|d| d != config.dims) {
+            return Err(bad(format!(
+                "it holds {} vectors of {} dims; the corpus has {n} entries and the model {:?} dims",
+                config.count,
+                config.dims,
+                embedder.dims()
+            )));
+        }
+        let path = dir.join(VECTORS_FILE);
+        let bytes =
+            std::fs::read(&path).map_err(|e| bad(format!("cannot read {VECTORS_FILE}: {e}")))?;
+        if bytes.len() as u128 != n as u128 * config.dims as u128 * 4 {
+            return Err(bad(format!(
+                "{VECTORS_FILE} holds {} bytes, expected {n} × {} × 4",
+                bytes.len(),
+                config.dims
+            )));
+        }
+        let data: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let mut v = VectorBackend::new(
+            embedder,
+            CacheOptions {
+                dir: None,
+                no_cache: true,
+            },
+        );
+        v.matrix = Some(Matrix {
+            dims: config.dims,
+            data,
+        });
+        v.report = IndexReport {
+            count: n,
+            dims: config.dims,
+            seconds: start.elapsed().as_secs_f64(),
+            ..IndexReport::default()
+        };
+        v.ctx = Some(ctx.clone());
+        Ok(v)
     }
 
     /// Report `(done, total)` texts while [`SearchBackend::index`] embeds documents.
@@ -85,13 +168,16 @@ impl VectorBackend {
         ctx: &SearchContext,
         progress: &dyn Fn(usize, usize),
     ) -> Result<()> {
-        self.index_texts(&ctx.rendered.texts, progress)
+        self.index_texts(&ctx.rendered.texts, progress)?;
+        self.ctx = Some(ctx.clone());
+        Ok(())
     }
 
     /// Index a plain list of texts (document `i` is `texts[i]`).
     pub fn index_texts(&mut self, texts: &[String], progress: &dyn Fn(usize, usize)) -> Result<()> {
         let start = Instant::now();
         self.matrix = None;
+        self.ctx = None;
         let mut report = IndexReport {
             count: texts.len(),
             ..IndexReport::default()
@@ -236,7 +322,31 @@ impl SearchBackend for VectorBackend {
             None => self.index_texts(&ctx.rendered.texts, &noop),
         };
         self.progress = progress;
-        r.map_err(|e| SearchError::Index(e.to_string()))
+        r.map_err(|e| SearchError::Index(e.to_string()))?;
+        self.ctx = Some(ctx.clone());
+        Ok(())
+    }
+
+    fn save(&self, dir: &Path) -> std::result::Result<(), SearchError> {
+        let (Some(ctx), Some(m)) = (&self.ctx, &self.matrix) else {
+            return Err(SearchError::NotIndexed);
+        };
+        let config = SavedConfig {
+            embedder_name: self.embedder.name(),
+            embedder_id: self.embedder.id(),
+            count: m.count(),
+            dims: m.dims,
+        };
+        let header = ManifestHeader {
+            backend: "vector".into(),
+            name: self.name(),
+            config: serde_json::to_value(&config).map_err(|e| SearchError::Other(e.to_string()))?,
+            embedder: Some(config.embedder_id.clone()),
+        };
+        saved::save_dir(dir, header, ctx, |tmp, _| {
+            let bytes: Vec<u8> = m.data.iter().flat_map(|x| x.to_le_bytes()).collect();
+            saved::write_file(&tmp.join(VECTORS_FILE), &bytes)
+        })
     }
 
     fn search(&self, query: &Query, k: usize) -> std::result::Result<Vec<Scored>, SearchError> {
@@ -246,16 +356,7 @@ impl SearchBackend for VectorBackend {
         let Some(scores) = self.scores(query)? else {
             return Ok(Vec::new());
         };
-        let scored = scores
-            .into_iter()
-            .enumerate()
-            .map(|(doc, score)| Scored {
-                doc,
-                score,
-                explain: Vec::new(),
-            })
-            .collect();
-        let mut top = top_k(scored, k);
+        let mut top = top_k_of(scores, k);
         for s in &mut top {
             s.explain.push(("cosine".to_string(), s.score));
         }

@@ -241,10 +241,14 @@ mod tests {
 
     #[test]
     fn s_stemmer_rules() {
-        assert_eq!(s_stem("issues"), "issue");
-        assert_eq!(s_stem("repositories"), "repository");
-        assert_eq!(s_stem("status"), "status");
-        assert_eq!(s_stem("class"), "class");
-        assert_eq!(s_stem("goes"), "goe");
+        for (word, stem) in [
+            ("issues", "issue"),
+            ("repositories", "repository"),
+            ("status", "status"),
+            ("class", "class"),
+            ("goes", "goe"),
+        ] {
+            assert_eq!(s_stem(word), stem, "{word}");
+        }
     }
 }

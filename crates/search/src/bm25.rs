@@ -15,7 +15,7 @@ use tantivy::schema::{IndexRecordOption, NumericOptions, Schema, TextFieldIndexi
 use tantivy::{doc, Index, IndexReader, Term};
 
 use crate::analyzer::{Analyzer, TantivyAnalyzer};
-use crate::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
+use crate::{top_k_positive, Query, Scored, SearchBackend, SearchContext, SearchError};
 
 /// Which text of an entry a BM25 field indexes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -131,33 +131,30 @@ pub struct Bm25Backend {
     reader: Option<IndexReader>,
     fields: Vec<FieldStats>,
     n_docs: usize,
+    /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
+    ctx: Option<SearchContext>,
 }
 
-const META_FILE: &str = "gqlnav-bm25.json";
+/// The BM25 part of a saved index: config and per-field document lengths (tantivy's
+/// files hold the postings).
+const META_FILE: &str = "bm25.json";
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct SavedMeta {
-    format: u32,
     config: Bm25Config,
     rendering: String,
-    fingerprint: String,
+    docs: usize,
     lengths: Vec<Vec<u32>>,
 }
 
 /// A stable fingerprint of a context (FNV-1a over coordinates and rendered texts).
 pub fn fingerprint(ctx: &SearchContext) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    let mut eat = |s: &str| {
-        for b in s.bytes().chain(std::iter::once(0u8)) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x100000001b3);
-        }
-    };
+    let mut h = crate::saved::Fnv::new();
     for (e, t) in ctx.corpus.entries.iter().zip(ctx.rendered.texts.iter()) {
-        eat(&e.coordinate);
-        eat(t);
+        h.str(&e.coordinate);
+        h.str(t);
     }
-    format!("{h:016x}-{}", ctx.corpus.len())
+    format!("{:016x}-{}", h.0, ctx.corpus.len())
 }
 
 impl Bm25Backend {
@@ -169,6 +166,7 @@ impl Bm25Backend {
             reader: None,
             fields: Vec::new(),
             n_docs: 0,
+            ctx: None,
         }
     }
 
@@ -207,21 +205,16 @@ impl Bm25Backend {
         );
     }
 
-    fn build(&mut self, ctx: &SearchContext, dir: Option<&Path>) -> Result<(), SearchError> {
-        let (schema, tfields, pos) = self.schema();
-        let index = match dir {
-            Some(d) => {
-                std::fs::create_dir_all(d).map_err(|e| SearchError::SavedIndex {
-                    path: d.display().to_string(),
-                    reason: e.to_string(),
-                })?;
-                let mmap = tantivy::directory::MmapDirectory::open(d)
-                    .map_err(|e| SearchError::Index(e.to_string()))?;
-                Index::create(mmap, schema, tantivy::IndexSettings::default())?
-            }
-            None => Index::create_in_ram(schema),
-        };
-        self.register(&index);
+    /// Add every corpus entry to a new index, in corpus order; returns the analysed
+    /// length of every field of every document.
+    fn fill(
+        &self,
+        ctx: &SearchContext,
+        index: &Index,
+        tfields: &[tantivy::schema::Field],
+        pos: tantivy::schema::Field,
+    ) -> Result<Vec<Vec<u32>>, SearchError> {
+        self.register(index);
         let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(1, 50_000_000)?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         let n = ctx.corpus.len();
@@ -236,28 +229,21 @@ impl Bm25Backend {
             writer.add_document(d)?;
         }
         writer.commit()?;
-        drop(writer);
-        if let Some(d) = dir {
-            let meta = SavedMeta {
-                format: 1,
-                config: self.config.clone(),
-                rendering: ctx.rendered.rendering.name().to_string(),
-                fingerprint: fingerprint(ctx),
-                lengths: lengths.clone(),
-            };
-            let text =
-                serde_json::to_string(&meta).map_err(|e| SearchError::Other(e.to_string()))?;
-            std::fs::write(d.join(META_FILE), text).map_err(|e| SearchError::SavedIndex {
-                path: d.display().to_string(),
-                reason: e.to_string(),
-            })?;
-        }
+        Ok(lengths)
+    }
+
+    fn build(&mut self, ctx: &SearchContext) -> Result<(), SearchError> {
+        let (schema, tfields, pos) = self.schema();
+        let index = Index::create_in_ram(schema);
+        let lengths = self.fill(ctx, &index, &tfields, pos)?;
         self.finish(
             index,
             tfields,
             lengths,
             ctx.rendered.rendering.name().to_string(),
-        )
+        )?;
+        self.ctx = Some(ctx.clone());
+        Ok(())
     }
 
     fn finish(
@@ -267,9 +253,12 @@ impl Bm25Backend {
         lengths: Vec<Vec<u32>>,
         rendering: String,
     ) -> Result<(), SearchError> {
-        let reader = index.reader()?;
+        // The index never changes after it is built or loaded: no reload watcher.
+        let reader = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()?;
         let searcher = reader.searcher();
-        // Doc ids must follow corpus order: check the stored position fast field.
         let mut n_docs = 0usize;
         for seg in searcher.segment_readers() {
             n_docs += seg.num_docs() as usize;
@@ -303,42 +292,34 @@ impl Bm25Backend {
         Ok(())
     }
 
-    /// Index a context into a directory, so that a later [`Bm25Backend::load`] can start
-    /// without re-indexing.
-    pub fn index_to_dir(&mut self, ctx: &SearchContext, dir: &Path) -> Result<(), SearchError> {
-        if dir.exists()
-            && std::fs::read_dir(dir)
-                .map(|mut d| d.next().is_some())
-                .unwrap_or(false)
-        {
-            return Err(SearchError::SavedIndex {
-                path: dir.display().to_string(),
-                reason: "the directory is not empty; give a new or empty directory".into(),
-            });
-        }
-        self.build(ctx, Some(dir))
+    /// Write this backend's index of `ctx` into the existing directory `dir`: tantivy's
+    /// files and [`META_FILE`]. No manifest: callers (`save`, the structure ranker)
+    /// write that.
+    pub(crate) fn write_files(&self, ctx: &SearchContext, dir: &Path) -> Result<(), SearchError> {
+        let at = |e: String| SearchError::saved_index(dir, e);
+        std::fs::create_dir_all(dir).map_err(|e| at(format!("cannot create it: {e}")))?;
+        let (schema, tfields, pos) = self.schema();
+        let mmap = tantivy::directory::MmapDirectory::open(dir).map_err(|e| at(e.to_string()))?;
+        let index = Index::create(mmap, schema, tantivy::IndexSettings::default())?;
+        let lengths = self.fill(ctx, &index, &tfields, pos)?;
+        drop(index);
+        let meta = SavedMeta {
+            config: self.config.clone(),
+            rendering: ctx.rendered.rendering.name().to_string(),
+            docs: ctx.corpus.len(),
+            lengths,
+        };
+        let text = serde_json::to_string(&meta).map_err(|e| at(e.to_string()))?;
+        crate::saved::write_file(&dir.join(META_FILE), text.as_bytes())
     }
 
-    /// Load an index saved by [`Bm25Backend::index_to_dir`]. The context must be the same
-    /// corpus and rendering (checked by fingerprint).
-    pub fn load(dir: &Path, ctx: &SearchContext) -> Result<Self, SearchError> {
-        let err = |reason: String| SearchError::SavedIndex {
-            path: dir.display().to_string(),
-            reason,
-        };
+    /// Open what [`Bm25Backend::write_files`] wrote, for a corpus of `docs` documents.
+    pub(crate) fn load_files(dir: &Path, docs: usize) -> Result<Self, SearchError> {
+        let err = |reason: String| SearchError::saved_index(dir, reason);
         let text = std::fs::read_to_string(dir.join(META_FILE))
             .map_err(|e| err(format!("cannot read {META_FILE}: {e}")))?;
         let meta: SavedMeta = serde_json::from_str(&text)
             .map_err(|e| err(format!("{META_FILE} is malformed: {e}")))?;
-        if meta.format != 1 {
-            return Err(err(format!("unsupported index format {}", meta.format)));
-        }
-        let fp = fingerprint(ctx);
-        if meta.fingerprint != fp {
-            return Err(err(
-                "it was built from a different schema, corpus or rendering; rebuild it".into(),
-            ));
-        }
         let mut b = Bm25Backend::new(meta.config.clone());
         let index = Index::open_in_dir(dir).map_err(|e| err(e.to_string()))?;
         b.register(&index);
@@ -351,12 +332,47 @@ impl Bm25Backend {
                     .map_err(|e| err(e.to_string()))?,
             );
         }
-        if meta.lengths.len() != tfields.len()
-            || meta.lengths.iter().any(|l| l.len() != ctx.corpus.len())
+        if meta.docs != docs
+            || meta.lengths.len() != tfields.len()
+            || meta.lengths.iter().any(|l| l.len() != docs)
         {
-            return Err(err("field lengths do not match the corpus".into()));
+            return Err(err(format!(
+                "field lengths do not match the corpus of {docs} entries"
+            )));
         }
         b.finish(index, tfields, meta.lengths, meta.rendering)?;
+        if b.n_docs != docs {
+            return Err(err(format!(
+                "the index holds {} documents, the corpus {docs}",
+                b.n_docs
+            )));
+        }
+        Ok(b)
+    }
+
+    /// Index a context and save it into a directory that does not exist or is empty, so
+    /// that a later [`Bm25Backend::load`] can start without re-indexing.
+    pub fn index_to_dir(&mut self, ctx: &SearchContext, dir: &Path) -> Result<(), SearchError> {
+        if dir.exists()
+            && std::fs::read_dir(dir)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(false)
+        {
+            return Err(SearchError::saved_index(
+                dir,
+                "the directory is not empty; give a new or empty directory",
+            ));
+        }
+        self.build(ctx)?;
+        self.save(dir)
+    }
+
+    /// Load an index saved by [`SearchBackend::save`]. The context must be the same
+    /// schema, corpus and rendering (checked by fingerprint).
+    pub fn load(dir: &Path, ctx: &SearchContext) -> Result<Self, SearchError> {
+        crate::saved::open(dir, ctx, "bm25")?;
+        let mut b = Bm25Backend::load_files(dir, ctx.corpus.len())?;
+        b.ctx = Some(ctx.clone());
         Ok(b)
     }
 
@@ -465,22 +481,23 @@ impl SearchBackend for Bm25Backend {
     }
 
     fn index(&mut self, ctx: &SearchContext) -> Result<(), SearchError> {
-        self.build(ctx, None)
+        self.build(ctx)
+    }
+
+    fn save(&self, dir: &Path) -> Result<(), SearchError> {
+        let ctx = self.ctx.as_ref().ok_or(SearchError::NotIndexed)?;
+        let header = crate::saved::ManifestHeader {
+            backend: "bm25".into(),
+            name: self.name(),
+            config: serde_json::to_value(&self.config)
+                .map_err(|e| SearchError::Other(e.to_string()))?,
+            embedder: None,
+        };
+        crate::saved::save_dir(dir, header, ctx, |tmp, _| self.write_files(ctx, tmp))
     }
 
     fn search(&self, query: &Query, k: usize) -> Result<Vec<Scored>, SearchError> {
-        let scores = self.score_all(&query.text)?;
-        let v: Vec<Scored> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s > 0.0)
-            .map(|(doc, score)| Scored {
-                doc,
-                score,
-                explain: Vec::new(),
-            })
-            .collect();
-        Ok(top_k(v, k))
+        Ok(top_k_positive(self.score_all(&query.text)?, k))
     }
 }
 

@@ -5,6 +5,7 @@
 //! [`Hit`]s (text, tokens, paths to root) is shared code, so every backend reports the
 //! same way.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use gqlnav_corpus::{Corpus, EntryKind, RenderedCorpus};
@@ -14,6 +15,7 @@ pub mod analyzer;
 pub mod bm25;
 pub mod error;
 mod page;
+pub mod saved;
 pub mod structure;
 pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
@@ -86,6 +88,13 @@ pub trait SearchBackend: Send + Sync {
     fn index(&mut self, ctx: &SearchContext) -> Result<(), SearchError>;
     /// The top `k` corpus positions for a query, best first, ties broken by corpus order.
     fn search(&self, query: &Query, k: usize) -> Result<Vec<Scored>, SearchError>;
+    /// Write the indexed backend to `dir` (see [`saved`] for the layout), atomically, so
+    /// that its `load` answers exactly as this backend does. `dir` must not exist, be
+    /// empty or hold a saved index (which is replaced).
+    fn save(&self, dir: &Path) -> Result<(), SearchError> {
+        let _ = dir;
+        Err(SearchError::NoSavedForm(self.name()))
+    }
 }
 
 impl SearchContext {
@@ -147,6 +156,30 @@ impl SearchContext {
             explain: s.explain.clone(),
         }
     }
+}
+
+/// The `k` best of dense per-document scores (document `i` scored `scores[i]`), as
+/// [`top_k`] orders them.
+pub fn top_k_of(scores: impl IntoIterator<Item = f32>, k: usize) -> Vec<Scored> {
+    top_k(scored(scores, |_| true), k)
+}
+
+/// [`top_k_of`] over the documents that scored above zero.
+pub fn top_k_positive(scores: impl IntoIterator<Item = f32>, k: usize) -> Vec<Scored> {
+    top_k(scored(scores, |s| s > 0.0), k)
+}
+
+fn scored(scores: impl IntoIterator<Item = f32>, keep: impl Fn(f32) -> bool) -> Vec<Scored> {
+    scores
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, s)| keep(s))
+        .map(|(doc, score)| Scored {
+            doc,
+            score,
+            explain: Vec::new(),
+        })
+        .collect()
 }
 
 /// Sort scored positions best first, ties by corpus order, and keep `k`.

@@ -20,7 +20,8 @@
 //! Final score = max(base, propagated) with base = Σ weight·channel, then divided by a
 //! mild depth factor; mapped to [0, 1] by the best hit. Deterministic: ties by corpus order.
 
-use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use gqlnav_corpus::{Corpus, EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
@@ -28,7 +29,7 @@ use gqlnav_schema::{PathOptions, SchemaGraph};
 
 use crate::analyzer::Analyzer;
 use crate::bm25::{Bm25Backend, Bm25Config, FieldSource};
-use crate::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
+use crate::{saved, top_k_positive, Query, Scored, SearchBackend, SearchContext, SearchError};
 
 /// Weights of the structure-aware ranker. See `docs/ranking.md` for why each has its value.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -80,6 +81,42 @@ impl Default for StructureWeights {
 }
 
 impl StructureWeights {
+    /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
+    /// takes them.
+    pub const WEIGHT_KEYS: [&'static str; 12] = [
+        "text",
+        "name",
+        "desc",
+        "owner",
+        "ret",
+        "args",
+        "owner_type",
+        "return_type",
+        "path",
+        "conn",
+        "iface",
+        "depth",
+    ];
+
+    /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
+    pub fn weight_mut(&mut self, key: &str) -> Option<&mut f32> {
+        Some(match key {
+            "text" => &mut self.text,
+            "name" => &mut self.name,
+            "desc" => &mut self.desc,
+            "owner" => &mut self.owner,
+            "ret" => &mut self.ret,
+            "args" => &mut self.args,
+            "owner_type" => &mut self.owner_type,
+            "return_type" => &mut self.return_type,
+            "path" => &mut self.path,
+            "conn" => &mut self.conn,
+            "iface" => &mut self.iface,
+            "depth" => &mut self.depth,
+            _ => return None,
+        })
+    }
+
     /// Apply `key=value,key=value` overrides (keys are the field names).
     pub fn apply_overrides(&mut self, spec: &str) -> Result<(), SearchError> {
         for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -90,25 +127,17 @@ impl StructureWeights {
                 .trim()
                 .parse()
                 .map_err(|_| SearchError::Other(format!("weight `{kv}`: `{v}` is not a number")))?;
-            match k.trim() {
-                "text" => self.text = x,
-                "name" => self.name = x,
-                "desc" => self.desc = x,
-                "owner" => self.owner = x,
-                "ret" => self.ret = x,
-                "args" => self.args = x,
-                "owner_type" => self.owner_type = x,
-                "return_type" => self.return_type = x,
-                "path" => self.path = x,
-                "conn" => self.conn = x,
-                "iface" => self.iface = x,
-                "depth" => self.depth = x,
+            let k = k.trim();
+            match k {
                 "seeds" => self.seeds = x.max(0.0) as usize,
                 "paths_per_seed" => self.paths_per_seed = x.max(0.0) as usize,
-                other => {
-                    return Err(SearchError::Other(format!(
-                        "unknown weight `{other}`; expected one of text, name, desc, owner, ret, args, owner_type, return_type, path, conn, iface, depth, seeds, paths_per_seed"
-                    )))
+                _ => {
+                    *self.weight_mut(k).ok_or_else(|| {
+                        SearchError::Other(format!(
+                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed",
+                            Self::WEIGHT_KEYS.join(", ")
+                        ))
+                    })? = x
                 }
             }
         }
@@ -123,10 +152,7 @@ pub struct StructureBackend {
     pub disabled: Vec<String>,
     fields_bm25: Option<Bm25Backend>,
     types_bm25: Option<Bm25Backend>,
-    /// type name -> type index in `type_names`.
-    type_ix: HashMap<String, usize>,
-    type_names: Vec<String>,
-    /// per doc: owner type index
+    /// per doc: owner type index (into the type documents)
     owner_of: Vec<usize>,
     /// per doc: named return type index (connections/edges unwrapped to the node type)
     ret_of: Vec<Option<usize>>,
@@ -140,7 +166,21 @@ pub struct StructureBackend {
     iface_of: Vec<Vec<usize>>,
     n: usize,
     rendering: String,
+    /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
+    ctx: Option<SearchContext>,
 }
+
+/// The settings a saved structure index records.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedConfig {
+    weights: StructureWeights,
+    disabled: Vec<String>,
+}
+
+/// The per-doc and per-type links of a saved structure index.
+const LINKS_FILE: &str = "structure.bin";
+const LINKS_MAGIC: &[u8; 8] = b"GQLNSTR\0";
+const LINKS_VERSION: u32 = 1;
 
 impl StructureBackend {
     pub fn new(weights: StructureWeights) -> Self {
@@ -149,8 +189,6 @@ impl StructureBackend {
             disabled: Vec::new(),
             fields_bm25: None,
             types_bm25: None,
-            type_ix: HashMap::new(),
-            type_names: Vec::new(),
             owner_of: Vec::new(),
             ret_of: Vec::new(),
             depth_of: Vec::new(),
@@ -159,6 +197,7 @@ impl StructureBackend {
             iface_of: Vec::new(),
             n: 0,
             rendering: String::new(),
+            ctx: None,
         }
     }
 
@@ -201,6 +240,184 @@ pub fn unwrap_connection(graph: &SchemaGraph, ty: &str) -> Option<String> {
     None
 }
 
+/// BM25 over the entry parts, one field per lexical channel.
+fn fields_config(w: &StructureWeights) -> Bm25Config {
+    Bm25Config {
+        analyzer: Analyzer::Identifier,
+        k1: 1.2,
+        b: 0.75,
+        fields: vec![
+            (FieldSource::Text, w.text),
+            (FieldSource::Name, w.name),
+            (FieldSource::Description, w.desc),
+            (FieldSource::Owner, w.owner),
+            (FieldSource::ReturnType, w.ret),
+            (FieldSource::Args, w.args),
+        ],
+    }
+}
+
+/// BM25 over the type documents.
+fn types_config() -> Bm25Config {
+    Bm25Config {
+        analyzer: Analyzer::Identifier,
+        k1: 1.2,
+        b: 0.75,
+        fields: vec![(FieldSource::Name, 2.0), (FieldSource::Description, 1.0)],
+    }
+}
+
+/// Type documents: a corpus of type entries (sorted by name; coordinate = name),
+/// indexed by name + description.
+fn type_context(ctx: &SearchContext) -> SearchContext {
+    let graph: &SchemaGraph = &ctx.graph;
+    let mut type_names: Vec<&str> = graph
+        .schema
+        .types
+        .iter()
+        .filter(|(n, t)| !n.starts_with("__") && !t.is_built_in())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    type_names.sort_unstable();
+    let type_entries: Vec<gqlnav_corpus::Entry> = type_names
+        .iter()
+        .map(|&n| {
+            let desc = graph
+                .schema
+                .types
+                .get(n)
+                .and_then(|t| t.description())
+                .map(|d| d.trim().to_string())
+                .unwrap_or_default();
+            gqlnav_corpus::Entry {
+                coordinate: n.to_string(),
+                kind: EntryKind::Type,
+                owner: n.to_string(),
+                owner_kind: OwnerKind::Object,
+                name: n.to_string(),
+                return_type: String::new(),
+                named_type: String::new(),
+                description: desc,
+                args: Vec::new(),
+                deprecated: None,
+            }
+        })
+        .collect();
+    let tcorpus = Arc::new(Corpus::from_entries(type_entries));
+    let trendered = Arc::new(gqlnav_corpus::RenderedCorpus {
+        rendering: ctx.rendered.rendering,
+        encoding: ctx.rendered.encoding,
+        texts: tcorpus.entries.iter().map(|e| e.name.clone()).collect(),
+        tokens: vec![0; tcorpus.len()],
+    });
+    SearchContext::new(ctx.graph.clone(), tcorpus, trendered)
+}
+
+impl StructureBackend {
+    /// The per-doc and per-type links as [`LINKS_FILE`] holds them (little-endian u32
+    /// lists; see [`saved::BinWriter`]).
+    fn encode_links(&self) -> Vec<u8> {
+        let n_types = self.type_paths.len();
+        let mut w = saved::BinWriter::default();
+        w.buf.extend_from_slice(LINKS_MAGIC);
+        w.u32(LINKS_VERSION);
+        w.u32(self.n as u32);
+        w.u32(n_types as u32);
+        w.usizes(&self.owner_of);
+        // `None` is written as `n_types`.
+        let ret: Vec<usize> = self.ret_of.iter().map(|r| r.unwrap_or(n_types)).collect();
+        w.usizes(&ret);
+        w.u32(self.depth_of.len() as u32);
+        for &d in &self.depth_of {
+            w.f32(d);
+        }
+        let mut paths: Vec<Vec<usize>> = Vec::new();
+        let mut path_ids: Vec<Vec<usize>> = Vec::with_capacity(n_types);
+        for tp in &self.type_paths {
+            path_ids.push((paths.len()..paths.len() + tp.len()).collect());
+            paths.extend(tp.iter().cloned());
+        }
+        w.lists(&paths);
+        w.lists(&path_ids);
+        w.lists(&self.conn_of);
+        w.lists(&self.iface_of);
+        w.buf
+    }
+
+    /// Read [`LINKS_FILE`] for a corpus of `n` docs; returns the number of types.
+    fn decode_links(&mut self, bytes: &[u8], n: usize) -> Result<usize, String> {
+        let mut r = saved::BinReader::new(bytes, LINKS_FILE);
+        if r.take(8)? != LINKS_MAGIC {
+            return Err(format!("{LINKS_FILE} is not a gqlnav structure file"));
+        }
+        let v = r.u32()?;
+        if v != LINKS_VERSION {
+            return Err(format!("{LINKS_FILE} has version {v}, expected {LINKS_VERSION}"));
+        }
+        let file_n = r.u32()? as usize;
+        if file_n != n {
+            return Err(format!("{LINKS_FILE} covers {file_n} entries, the corpus has {n}"));
+        }
+        let n_types = r.u32()? as usize;
+        let owner_of = r.usizes(n_types)?;
+        let ret_of: Vec<Option<usize>> = r
+            .usizes(n_types + 1)?
+            .into_iter()
+            .map(|t| (t < n_types).then_some(t))
+            .collect();
+        let n_depth = r.u32()? as usize;
+        if n_depth != n {
+            return Err(format!("{LINKS_FILE} has {n_depth} depths for {n} entries"));
+        }
+        let depth_of = (0..n).map(|_| r.f32()).collect::<Result<Vec<f32>, String>>()?;
+        let paths = r.lists(n)?;
+        let path_ids = r.lists(paths.len())?;
+        let conn_of = r.lists(n)?;
+        let iface_of = r.lists(n)?;
+        r.finish()?;
+        if owner_of.len() != n
+            || ret_of.len() != n
+            || conn_of.len() != n
+            || iface_of.len() != n
+            || path_ids.len() != n_types
+        {
+            return Err(format!("{LINKS_FILE} lists do not match the corpus"));
+        }
+        self.type_paths = path_ids
+            .iter()
+            .map(|ids| ids.iter().map(|&i| paths[i].clone()).collect())
+            .collect();
+        self.owner_of = owner_of;
+        self.ret_of = ret_of;
+        self.depth_of = depth_of;
+        self.conn_of = conn_of;
+        self.iface_of = iface_of;
+        self.n = n;
+        Ok(n_types)
+    }
+
+    /// Load an index saved by [`SearchBackend::save`] for the same schema, corpus and
+    /// rendering (checked by fingerprint). Weights and switched-off channels are the
+    /// saved ones.
+    pub fn load(dir: &Path, ctx: &SearchContext) -> Result<Self, SearchError> {
+        let m = saved::open(dir, ctx, "structure")?;
+        let bad = |reason: String| SearchError::saved_index(dir, reason);
+        let config: SavedConfig = serde_json::from_value(m.config)
+            .map_err(|e| bad(format!("the manifest's structure config is malformed: {e}")))?;
+        let mut b = StructureBackend::new(config.weights);
+        b.disabled = config.disabled;
+        let n = ctx.corpus.len();
+        let links = std::fs::read(dir.join(LINKS_FILE))
+            .map_err(|e| bad(format!("cannot read {LINKS_FILE}: {e}")))?;
+        let n_types = b.decode_links(&links, n).map_err(bad)?;
+        b.fields_bm25 = Some(Bm25Backend::load_files(&dir.join("fields"), n)?);
+        b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
+        b.rendering = ctx.rendered.rendering.name().to_string();
+        b.ctx = Some(ctx.clone());
+        Ok(b)
+    }
+}
+
 fn normalise(v: &mut [f32]) {
     let m = v.iter().cloned().fold(0.0f32, f32::max);
     if m > 0.0 {
@@ -224,87 +441,25 @@ impl SearchBackend for StructureBackend {
     }
 
     fn index(&mut self, ctx: &SearchContext) -> Result<(), SearchError> {
-        let w = &self.weights;
         let corpus: &Corpus = &ctx.corpus;
         let graph: &SchemaGraph = &ctx.graph;
         self.rendering = ctx.rendered.rendering.name().to_string();
         self.n = corpus.len();
-        let mut fb = Bm25Backend::new(Bm25Config {
-            analyzer: Analyzer::Identifier,
-            k1: 1.2,
-            b: 0.75,
-            fields: vec![
-                (FieldSource::Text, w.text),
-                (FieldSource::Name, w.name),
-                (FieldSource::Description, w.desc),
-                (FieldSource::Owner, w.owner),
-                (FieldSource::ReturnType, w.ret),
-                (FieldSource::Args, w.args),
-            ],
-        });
+        let mut fb = Bm25Backend::new(fields_config(&self.weights));
         fb.index(ctx)?;
         self.fields_bm25 = Some(fb);
 
-        // Type documents: a corpus of type entries, indexed by name + description.
-        let mut type_names: Vec<String> = graph
-            .schema
-            .types
-            .iter()
-            .filter(|(n, t)| !n.starts_with("__") && !t.is_built_in())
-            .map(|(n, _)| n.to_string())
-            .collect();
-        type_names.sort();
-        let type_ix: HashMap<String, usize> = type_names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i))
-            .collect();
-        let type_entries: Vec<gqlnav_corpus::Entry> = type_names
-            .iter()
-            .map(|n| {
-                let desc = graph
-                    .schema
-                    .types
-                    .get(n.as_str())
-                    .and_then(|t| t.description())
-                    .map(|d| d.trim().to_string())
-                    .unwrap_or_default();
-                gqlnav_corpus::Entry {
-                    coordinate: n.clone(),
-                    kind: EntryKind::Type,
-                    owner: n.clone(),
-                    owner_kind: OwnerKind::Object,
-                    name: n.clone(),
-                    return_type: String::new(),
-                    named_type: String::new(),
-                    description: desc,
-                    args: Vec::new(),
-                    deprecated: None,
-                }
-            })
-            .collect();
-        let tcorpus = std::sync::Arc::new(Corpus::from_entries(type_entries));
-        let trendered = std::sync::Arc::new(gqlnav_corpus::RenderedCorpus {
-            rendering: ctx.rendered.rendering,
-            encoding: ctx.rendered.encoding,
-            texts: tcorpus.entries.iter().map(|e| e.name.clone()).collect(),
-            tokens: vec![0; tcorpus.len()],
-        });
-        let tctx = SearchContext::new(ctx.graph.clone(), tcorpus, trendered);
-        let mut tb = Bm25Backend::new(Bm25Config {
-            analyzer: Analyzer::Identifier,
-            k1: 1.2,
-            b: 0.75,
-            fields: vec![(FieldSource::Name, 2.0), (FieldSource::Description, 1.0)],
-        });
+        let tctx = type_context(ctx);
+        let mut tb = Bm25Backend::new(types_config());
         tb.index(&tctx)?;
+        let types = &tctx.corpus;
         self.types_bm25 = Some(tb);
 
         // Per-doc structure.
         self.owner_of = corpus
             .entries
             .iter()
-            .map(|e| type_ix.get(&e.owner).copied().unwrap_or(0))
+            .map(|e| types.position(&e.owner).unwrap_or(0))
             .collect();
         self.ret_of = corpus
             .entries
@@ -312,7 +467,7 @@ impl SearchBackend for StructureBackend {
             .map(|e| {
                 let nt =
                     unwrap_connection(graph, &e.named_type).unwrap_or_else(|| e.named_type.clone());
-                type_ix.get(&nt).copied()
+                types.position(&nt)
             })
             .collect();
         self.depth_of = corpus
@@ -321,17 +476,17 @@ impl SearchBackend for StructureBackend {
             .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
             .collect();
         // Paths per owner type, as doc lists.
-        let mut type_paths = vec![Vec::new(); type_names.len()];
+        let mut type_paths = vec![Vec::new(); types.len()];
         let mut owners: Vec<usize> = self.owner_of.clone();
         owners.sort_unstable();
         owners.dedup();
         for t in owners {
-            let name = &type_names[t];
+            let name = &types.entries[t].name;
             let paths = graph.paths_to_type(
                 name,
                 None,
                 PathOptions {
-                    max_paths: w.paths_per_seed,
+                    max_paths: self.weights.paths_per_seed,
                     ..PathOptions::default()
                 },
             );
@@ -392,9 +547,29 @@ impl SearchBackend for StructureBackend {
                 v
             })
             .collect();
-        self.type_ix = type_ix;
-        self.type_names = type_names;
+        self.ctx = Some(ctx.clone());
         Ok(())
+    }
+
+    fn save(&self, dir: &Path) -> Result<(), SearchError> {
+        let ctx = self.ctx.as_ref().ok_or(SearchError::NotIndexed)?;
+        let fb = self.fields_bm25.as_ref().ok_or(SearchError::NotIndexed)?;
+        let tb = self.types_bm25.as_ref().ok_or(SearchError::NotIndexed)?;
+        let config = SavedConfig {
+            weights: self.weights.clone(),
+            disabled: self.disabled.clone(),
+        };
+        let header = saved::ManifestHeader {
+            backend: "structure".into(),
+            name: self.name(),
+            config: serde_json::to_value(&config).map_err(|e| SearchError::Other(e.to_string()))?,
+            embedder: None,
+        };
+        saved::save_dir(dir, header, ctx, |tmp, _| {
+            fb.write_files(ctx, &tmp.join("fields"))?;
+            tb.write_files(&type_context(ctx), &tmp.join("types"))?;
+            saved::write_file(&tmp.join(LINKS_FILE), &self.encode_links())
+        })
     }
 
     fn search(&self, query: &Query, k: usize) -> Result<Vec<Scored>, SearchError> {
@@ -452,18 +627,7 @@ impl SearchBackend for StructureBackend {
         // Propagation from the top seeds.
         let mut final_s = base.clone();
         let mut prop = vec![0f32; n];
-        let seeds = top_k(
-            base.iter()
-                .enumerate()
-                .filter(|(_, s)| **s > 0.0)
-                .map(|(doc, &score)| Scored {
-                    doc,
-                    score,
-                    explain: Vec::new(),
-                })
-                .collect(),
-            w.seeds,
-        );
+        let seeds = top_k_positive(base.iter().copied(), w.seeds);
         for sd in &seeds {
             let s = sd.score;
             if self.on("path") {
@@ -487,17 +651,7 @@ impl SearchBackend for StructureBackend {
         for i in 0..n {
             final_s[i] = base[i].max(prop[i]) + 0.01 * prop[i].min(base[i]);
         }
-        let v: Vec<Scored> = final_s
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s > 0.0)
-            .map(|(doc, &score)| Scored {
-                doc,
-                score,
-                explain: Vec::new(),
-            })
-            .collect();
-        let mut out = top_k(v, k);
+        let mut out = top_k_positive(final_s.iter().copied(), k);
         for sc in &mut out {
             let d = sc.doc;
             let mut ex = Vec::new();
@@ -521,5 +675,59 @@ impl SearchBackend for StructureBackend {
             sc.explain = ex;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gqlnav_corpus::{CorpusOptions, Rendering, TokenMeter};
+
+    fn demo() -> SearchContext {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../cli/assets/demo.graphql");
+        let g = Arc::new(gqlnav_schema::load_file(Path::new(p)).expect("demo schema"));
+        let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+        let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
+        SearchContext::new(g, c, r)
+    }
+
+    #[test]
+    fn links_round_trip_and_reject_bad_values_even_with_a_matching_hash() {
+        let ctx = demo();
+        let mut b = StructureBackend::new(StructureWeights::default());
+        b.index(&ctx).expect("index");
+        let bytes = b.encode_links();
+        let n = ctx.corpus.len();
+        let mut c = StructureBackend::new(StructureWeights::default());
+        let n_types = c.decode_links(&bytes, n).expect("decode");
+        assert_eq!(n_types, b.type_paths.len());
+        assert_eq!(c.owner_of, b.owner_of);
+        assert_eq!(c.ret_of, b.ret_of);
+        assert_eq!(c.type_paths, b.type_paths);
+        assert_eq!(c.conn_of, b.conn_of);
+        assert_eq!(c.iface_of, b.iface_of);
+        assert!(b.type_paths.iter().any(|p| !p.is_empty()), "the demo has paths");
+        // Every prefix is refused (truncation), and so is every 4-byte word set to a
+        // huge value (a doc or type index out of range, an offset past the end), except
+        // the depth floats, which any value fits.
+        for cut in (0..bytes.len()).step_by(7) {
+            let mut c = StructureBackend::new(StructureWeights::default());
+            assert!(c.decode_links(&bytes[..cut], n).is_err(), "cut at {cut}");
+        }
+        let depths = 8 + 4 * 3 + 4 * (1 + n) * 2 + 4;
+        let mut refused = 0;
+        for w in (8..bytes.len()).step_by(4) {
+            if (depths..depths + 4 * n).contains(&w) {
+                continue;
+            }
+            let mut bad = bytes.clone();
+            bad[w..w + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            let mut c = StructureBackend::new(StructureWeights::default());
+            refused += usize::from(c.decode_links(&bad, n).is_err());
+        }
+        let words = (bytes.len() - 8) / 4 - n;
+        assert_eq!(refused, words, "every non-float word is checked");
+        let mut c = StructureBackend::new(StructureWeights::default());
+        assert!(c.decode_links(&bytes, n + 1).is_err(), "another corpus size");
     }
 }
