@@ -85,6 +85,11 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         #[command(flatten)]
         serve: Box<cmd_serve::ServeArgs>,
     },
+    /// Build a ranker's index once and save it, for a fast `gqlnav serve --index-dir`.
+    #[command(
+        after_help = "Examples:\n  gqlnav index --schema schema.graphql --out idx/\n  gqlnav serve --schema schema.graphql --index-dir idx/\n  gqlnav index --schema schema.graphql --out idx-hybrid/ --backend hybrid --model DIR"
+    )]
+    Index(Box<cmd_index::IndexArgs>),
     /// Print the loaded schema as SDL or as an introspection result (JSON), e.g. to
     /// convert an endpoint's introspection into a schema file.
     #[command(
@@ -135,6 +140,7 @@ fn main() {
         Command::Bench(a) => cmd_bench::run(*a),
         Command::Serve { schema, serve } => run_serve(schema, serve),
         Command::Export { schema, format } => run_export(schema, &format),
+        Command::Index(a) => cmd_index::run(*a),
         Command::Slice { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run(&args, std::sync::Arc::new(g))),

@@ -857,3 +857,54 @@ fn graphql_definitions_follow_type_references_and_hide_deprecated_by_default() {
     assert_eq!(defs[1]["name"], "reason", "{r}");
     assert!(defs[1]["defaultValue"].as_str().is_some(), "{r}");
 }
+
+#[test]
+fn gqlnav_index_then_serve_from_it_and_a_stale_index_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("idx");
+    let out = Command::new(bin())
+        .args(["index", "--schema", &schema("singapore"), "--out"])
+        .arg(&idx)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["entries"], 162, "{v}");
+    let (_srv, url) = server(
+        &[
+            "--schema",
+            &schema("singapore"),
+            "--http",
+            "127.0.0.1:0",
+            "--index-dir",
+            idx.to_str().unwrap(),
+        ],
+        "MCP streamable HTTP on ",
+    );
+    let calls_json =
+        json!([["search_schema", {"query": "opening hours of hawker centres", "limit": 3}]])
+            .to_string();
+    let v = py(&["http", &calls_json, &url]);
+    let c = calls(&v);
+    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    assert!(
+        c[0]["text"].as_str().unwrap().contains("HawkerCentre."),
+        "{}",
+        c[0]["text"]
+    );
+    // The same index for another schema: refused at start, saying how to rebuild.
+    let out = Command::new(bin())
+        .args(["serve", "--schema", &schema("linear"), "--index-dir"])
+        .arg(&idx)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("gqlnav index"), "{err}");
+}

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
-use gqlnav_search::{saved, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights};
+use gqlnav_search::{
+    saved, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights,
+};
 
 const QUESTION: &str = "List merged pull requests with each author's login and merge timestamp";
 const RENDERING: Rendering = Rendering::DotPlusGloss;
@@ -99,7 +101,9 @@ fn child(mode: &str, schema: &Path, dir: &Path) {
             drop((doc, g));
         }
         "index" | "save" => {
-            let graph = Arc::new(gqlnav_schema::load_sdl_str(&text, &schema.display().to_string()).expect("load"));
+            let graph = Arc::new(
+                gqlnav_schema::load_sdl_str(&text, &schema.display().to_string()).expect("load"),
+            );
             clock.lap("load_sdl_str (parse + validate + graph)");
             let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
             clock.lap("Corpus::build");
@@ -119,7 +123,9 @@ fn child(mode: &str, schema: &Path, dir: &Path) {
             first_search(&mut clock, &ctx, &b);
         }
         "load" => {
-            let graph = Arc::new(gqlnav_schema::load_sdl_str(&text, &schema.display().to_string()).expect("load"));
+            let graph = Arc::new(
+                gqlnav_schema::load_sdl_str(&text, &schema.display().to_string()).expect("load"),
+            );
             clock.lap("load_sdl_str (parse + validate + graph)");
             let ctx = saved::load_context(dir, graph).expect("load context");
             clock.lap("saved::load_context (corpus + texts + saved counts)");
@@ -201,7 +207,11 @@ fn main() {
     let size: u64 = walk(&dir);
     println!("\nsaved index: {} ({} KiB)", dir.display(), size / 1024);
     for e in std::fs::read_dir(&dir).expect("index dir").flatten() {
-        println!("  {:>8} KiB  {}", walk(&e.path()) / 1024, e.file_name().to_string_lossy());
+        println!(
+            "  {:>8} KiB  {}",
+            walk(&e.path()) / 1024,
+            e.file_name().to_string_lossy()
+        );
     }
 }
 

@@ -12,7 +12,9 @@ use gqlnav_search::{
 };
 
 fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
 }
 
 fn linear() -> PathBuf {
@@ -53,7 +55,11 @@ fn questions() -> Vec<Query> {
             }
         }
     }
-    assert!(out.len() >= 150, "only {} Linear questions found", out.len());
+    assert!(
+        out.len() >= 150,
+        "only {} Linear questions found",
+        out.len()
+    );
     // The demo schema is a library: books, authors, copies, branches, members, loans.
     for q in [
         "books written by an author",
@@ -204,7 +210,11 @@ fn manifest_names_backend_schema_corpus_and_files() {
     assert_eq!(m.format, saved::FORMAT);
     assert_eq!(m.backend, "structure");
     assert_eq!(m.name, "structure(dot-plus-gloss)");
-    assert!(m.created_by.starts_with("gqlnav-search "), "{}", m.created_by);
+    assert!(
+        m.created_by.starts_with("gqlnav-search "),
+        "{}",
+        m.created_by
+    );
     assert_eq!(m.embedder, None);
     assert_eq!(m.schema, saved::schema_fingerprint(&ctx.graph));
     assert_eq!(m.corpus.entries, ctx.corpus.len());
@@ -242,7 +252,10 @@ fn an_index_for_another_schema_is_refused_with_the_rebuild_command() {
     assert!(matches!(e, SearchError::WrongSchema { .. }), "{e:?}");
     let msg = e.to_string();
     assert!(msg.contains("built for another schema"), "{msg}");
-    assert!(msg.contains("rebuild it with `gqlnav index --schema"), "{msg}");
+    assert!(
+        msg.contains("rebuild it with `gqlnav index --schema"),
+        "{msg}"
+    );
     assert!(msg.contains("--backend structure"), "{msg}");
     let g = demo_ctx.graph.clone();
     let e = saved::load_context(&dir, g).err().expect("another schema");
@@ -265,15 +278,14 @@ fn an_index_for_another_schema_is_refused_with_the_rebuild_command() {
     let e = StructureBackend::load(&dir, &gloss)
         .err()
         .expect("another rendering");
-    assert!(
-        e.to_string().contains("another corpus or rendering"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("another corpus or rendering"), "{e}");
     // A bm25 index is not a structure index.
     let mut bm = Bm25Backend::new(Bm25Config::new(Analyzer::Identifier));
     bm.index(&lin).expect("index");
     let (_t2, bdir) = save_and_reload(&bm, &lin);
-    let e = StructureBackend::load(&bdir, &lin).err().expect("wrong kind");
+    let e = StructureBackend::load(&bdir, &lin)
+        .err()
+        .expect("wrong kind");
     assert!(e.to_string().contains("holds a `bm25` index"), "{e}");
 }
 
@@ -378,7 +390,11 @@ fn saving_replaces_an_index_but_never_a_users_directory() {
         .map(|e| e.file_name().to_string_lossy().to_string())
         .collect();
     names.sort();
-    assert_eq!(names, ["empty", "idx", "mine"], "no temporary directories left");
+    assert_eq!(
+        names,
+        ["empty", "idx", "mine"],
+        "no temporary directories left"
+    );
 }
 
 #[test]
@@ -401,8 +417,13 @@ fn unindexed_backends_and_backends_without_a_saved_form_say_so() {
             Ok(Vec::new())
         }
     }
-    let e = Plain.save(&tmp.path().join("y")).expect_err("no saved form");
+    let e = Plain
+        .save(&tmp.path().join("y"))
+        .expect_err("no saved form");
     assert!(matches!(e, SearchError::NoSavedForm(_)));
-    assert!(e.to_string().contains("backend `plain` has no saved form"), "{e}");
+    assert!(
+        e.to_string().contains("backend `plain` has no saved form"),
+        "{e}"
+    );
     assert!(!tmp.path().join("y").exists());
 }
