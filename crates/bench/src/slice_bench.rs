@@ -461,14 +461,7 @@ pub fn write_slice_report(dir: &Path, runs: &[SliceRunResult]) -> Result<Vec<Pat
     let p = dir.join(SLICE_ROWS_JSONL);
     let mut text = String::new();
     for r in runs {
-        for row in &r.rows {
-            let mut v = serde_json::to_value(row)?;
-            if let Value::Object(o) = &mut v {
-                o.insert("config".into(), j!(r.config.name));
-            }
-            text.push_str(&serde_json::to_string(&v)?);
-            text.push('\n');
-        }
+        crate::report::push_tagged_json_lines(&mut text, &r.rows, "config", &r.config.name)?;
     }
     std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
     written.push(p);
@@ -542,13 +535,7 @@ fn pareto_svg(path: &Path, runs: &[SliceRunResult]) -> Result<(), BenchError> {
             )))
             .map_err(|e| err(e.to_string()))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
+    crate::report::draw_legend(&mut chart, &err)?;
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
 }

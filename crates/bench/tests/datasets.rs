@@ -5,21 +5,24 @@ mod common;
 use gqlnav_bench::dataset::{self, Dataset, TargetMode, Variant, WgOptions};
 use gqlnav_bench::BenchError;
 
-fn wg(schema: &str, mode: TargetMode, variant: Variant) -> Option<Dataset> {
-    let d = common::data_dir()?;
+fn wg(schema: &str, mode: TargetMode, variant: Variant) -> Dataset {
     let opts = WgOptions {
         schema_id: Some(schema.to_string()),
         variant,
         mode,
         strict: true,
     };
-    Some(dataset::load_wg_dir(&d.join("wg/queries"), &opts).expect("load WG queries"))
+    dataset::load_wg_dir(&common::wg_dir().join("queries"), &opts).expect("load WG queries")
+}
+
+/// (questions, questions skipped for an empty target list, targets).
+fn counts(ds: &Dataset) -> (usize, usize, usize) {
+    (ds.questions.len(), ds.skipped_empty, ds.targets_total())
 }
 
 #[test]
 fn github_tsv_has_200_questions_and_1038_targets() {
-    let Some(d) = common::data_dir() else { return };
-    let ds = dataset::load_tsv(&d.join("wg/github-wg.tsv"), true).unwrap();
+    let ds = dataset::load_tsv(&common::wg_dir().join("github-wg.tsv"), true).unwrap();
     assert_eq!(ds.name, "github-wg");
     assert_eq!(ds.questions.len(), 200);
     assert_eq!(ds.targets_total(), 1038);
@@ -55,21 +58,29 @@ fn github_tsv_has_200_questions_and_1038_targets() {
         .all(|q| q.targets.iter().all(|t| dataset::is_plain_field(t))));
 }
 
+/// The film fixture's 10 questions: `#` lines skipped, ids name the file line, a
+/// comma-separated target list split, and every target is a field of films.graphqls.
 #[test]
-fn moviedb_sample_tsv() {
-    let Some(d) = common::data_dir() else { return };
-    let ds = dataset::load_tsv(&d.join("moviedb/moviedb-sample.tsv"), true).unwrap();
+fn films_sample_tsv() {
+    let ds = dataset::load_tsv(&common::films("films-sample.tsv"), true).unwrap();
+    assert_eq!(ds.name, "films-sample");
     assert_eq!(ds.questions.len(), 10);
-    assert_eq!(ds.targets_total(), 10);
-    assert_eq!(ds.questions[0].targets, ["Query.movies"]);
-    assert_eq!(ds.questions[9].text, "What is on my list to watch?");
-    assert_eq!(ds.questions[9].id, "moviedb-sample:13");
+    assert_eq!(ds.targets_total(), 11);
+    assert!(ds.problems.is_empty(), "{:?}", ds.problems);
+    assert_eq!(ds.questions[0].targets, ["Query.films"]);
+    assert_eq!(ds.questions[0].id, "films-sample:3");
+    let last = &ds.questions[9];
+    assert_eq!(last.text, "Where and when is it showing tonight?");
+    assert_eq!(last.id, "films-sample:12");
+    assert_eq!(last.targets, ["Screening.venueName", "Screening.startsAt"]);
+    let g = gqlnav_schema::load_file(&common::films("films.graphqls")).unwrap();
+    let problems = dataset::validate_targets(&ds, &g);
+    assert!(problems.is_empty(), "{problems:?}");
 }
 
 #[test]
 fn github_yaml_must_mode_matches_the_tsv() {
-    let Some(d) = common::data_dir() else { return };
-    let ds = wg("github", TargetMode::Must, Variant::All).unwrap();
+    let ds = wg("github", TargetMode::Must, Variant::All);
     assert_eq!(ds.questions.len(), 200);
     assert_eq!(ds.targets_total(), 1038);
     assert_eq!(ds.skipped_empty, 0);
@@ -85,7 +96,7 @@ fn github_yaml_must_mode_matches_the_tsv() {
     assert_eq!(ids, sorted);
 
     // The TSV is in file-name order (gh-ext-001-kw.yaml first); pair it up that way.
-    let tsv = dataset::load_tsv(&d.join("wg/github-wg.tsv"), true).unwrap();
+    let tsv = dataset::load_tsv(&common::wg_dir().join("github-wg.tsv"), true).unwrap();
     let mut by_file: Vec<_> = ds.questions.iter().collect();
     by_file.sort_by_key(|q| format!("{}.yaml", q.id));
     for (y, t) in by_file.iter().zip(&tsv.questions) {
@@ -119,66 +130,43 @@ fn github_yaml_must_mode_matches_the_tsv() {
 
 #[test]
 fn github_yaml_variants_and_target_mode() {
-    let Some(nl) = wg("github", TargetMode::Must, Variant::NaturalLanguage) else {
-        return;
-    };
+    let nl = wg("github", TargetMode::Must, Variant::NaturalLanguage);
     assert_eq!(nl.questions.len(), 100);
     assert_eq!(nl.targets_total(), 559);
     assert!(nl.questions.iter().all(|q| !q.is_keyword_variant));
 
-    let kw = wg("github", TargetMode::Must, Variant::Keyword).unwrap();
+    let kw = wg("github", TargetMode::Must, Variant::Keyword);
     assert_eq!(kw.questions.len(), 100);
     assert!(kw.questions.iter().all(|q| q.id.ends_with("-kw")));
 
-    let t = wg("github", TargetMode::Target, Variant::All).unwrap();
-    assert_eq!(t.questions.len(), 191);
-    assert_eq!(t.skipped_empty, 9);
-    assert_eq!(t.targets_total(), 417);
+    let t = wg("github", TargetMode::Target, Variant::All);
+    assert_eq!(counts(&t), (191, 9, 417));
     assert!(t.questions.iter().all(|q| q.targets == q.target_fields));
 
-    let tkw = wg("github", TargetMode::Target, Variant::Keyword).unwrap();
-    assert_eq!(tkw.questions.len(), 91);
-    assert_eq!(tkw.targets_total(), 159);
+    let tkw = wg("github", TargetMode::Target, Variant::Keyword);
+    assert_eq!((tkw.questions.len(), tkw.targets_total()), (91, 159));
 }
 
 #[test]
 fn linear_and_singapore_yaml() {
-    let Some(lin) = wg("linear", TargetMode::Must, Variant::All) else {
-        return;
-    };
-    assert_eq!(lin.questions.len(), 200);
-    assert_eq!(lin.targets_total(), 853);
+    let lin = wg("linear", TargetMode::Must, Variant::All);
+    assert_eq!(counts(&lin), (200, 0, 853));
     assert!(lin.questions.iter().all(|q| q.id.starts_with("lin-")));
-    let lin_t = wg("linear", TargetMode::Target, Variant::All).unwrap();
-    assert_eq!(
-        (
-            lin_t.questions.len(),
-            lin_t.skipped_empty,
-            lin_t.targets_total()
-        ),
-        (192, 8, 402)
-    );
+    let lin_t = wg("linear", TargetMode::Target, Variant::All);
+    assert_eq!(counts(&lin_t), (192, 8, 402));
 
-    let sg = wg("singapore", TargetMode::Must, Variant::All).unwrap();
-    assert_eq!(sg.questions.len(), 16);
-    assert_eq!(sg.targets_total(), 36);
+    let sg = wg("singapore", TargetMode::Must, Variant::All);
+    assert_eq!(counts(&sg), (16, 0, 36));
     assert!(sg.questions.iter().all(|q| q.must_exclude.is_empty()));
     assert!(sg.questions.iter().all(|q| !q.should_include.is_empty()));
-    let sg_t = wg("singapore", TargetMode::Target, Variant::All).unwrap();
-    assert_eq!(
-        (
-            sg_t.questions.len(),
-            sg_t.skipped_empty,
-            sg_t.targets_total()
-        ),
-        (16, 0, 34)
-    );
+    let sg_t = wg("singapore", TargetMode::Target, Variant::All);
+    assert_eq!(counts(&sg_t), (16, 0, 34));
 }
 
 #[test]
 fn no_schema_filter_loads_all_416() {
-    let Some(d) = common::data_dir() else { return };
-    let ds = dataset::load_wg_dir(&d.join("wg/queries"), &WgOptions::default()).unwrap();
+    let ds =
+        dataset::load_wg_dir(&common::wg_dir().join("queries"), &WgOptions::default()).unwrap();
     assert_eq!(ds.questions.len(), 416);
     assert!(ds.problems.is_empty());
 }

@@ -1,4 +1,5 @@
-//! Integration over the real GitHub schema and the real github-wg.tsv.
+//! Integration over the real GitHub schema and the real github-wg.tsv (both bundled in
+//! benchmarks/wg).
 
 mod common;
 
@@ -50,9 +51,9 @@ impl SearchBackend for Oracle {
 
 #[test]
 fn github_schema_with_github_wg_tsv() {
-    let Some(d) = common::data_dir() else { return };
-    let g = gqlnav_schema::load_file(&d.join("wg/schemas/github/schema.graphql")).unwrap();
-    let ds = dataset::load_tsv(&d.join("wg/github-wg.tsv"), true).unwrap();
+    let d = common::wg_dir();
+    let g = gqlnav_schema::load_file(&d.join("schemas/github/schema.graphql")).unwrap();
+    let ds = dataset::load_tsv(&d.join("github-wg.tsv"), true).unwrap();
 
     // Every target exists in the GitHub schema.
     let problems = dataset::validate_targets(&ds, &g);
@@ -103,15 +104,15 @@ fn github_schema_with_github_wg_tsv() {
 
 #[test]
 fn github_targets_against_the_wrong_schema_are_reported() {
-    let Some(d) = common::data_dir() else { return };
-    let sg = gqlnav_schema::load_file(&d.join("wg/schemas/singapore/schema.graphql")).unwrap();
+    let d = common::wg_dir();
+    let sg = gqlnav_schema::load_file(&d.join("schemas/singapore/schema.graphql")).unwrap();
     let opts = WgOptions {
         schema_id: Some("github".into()),
         variant: Variant::NaturalLanguage,
         mode: TargetMode::Must,
         strict: true,
     };
-    let ds = dataset::load_wg_dir(&d.join("wg/queries"), &opts).unwrap();
+    let ds = dataset::load_wg_dir(&d.join("queries"), &opts).unwrap();
     let problems = dataset::validate_targets(&ds, &sg);
     // Query.* roots may exist in both; nearly everything else is missing.
     assert!(problems.len() > 400, "{}", problems.len());
@@ -122,6 +123,6 @@ fn github_targets_against_the_wrong_schema_are_reported() {
     assert!(problems.iter().any(|p| p.message.contains("did you mean")));
 
     // The right schema: nothing.
-    let gh = gqlnav_schema::load_file(&d.join("wg/schemas/github/schema.graphql")).unwrap();
+    let gh = gqlnav_schema::load_file(&d.join("schemas/github/schema.graphql")).unwrap();
     assert!(dataset::validate_targets(&ds, &gh).is_empty());
 }

@@ -1,7 +1,8 @@
 //! The published figures, reproduced on the real GitHub slice (200 questions, plain
 //! `mustInclude` targets, 6,640-field corpus), and the structure ranker's targets.
 
-use std::path::PathBuf;
+mod common;
+
 use std::sync::Arc;
 
 use gqlnav_bench::{
@@ -13,15 +14,11 @@ use gqlnav_search::{
     StructureWeights,
 };
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn ctx(schema: &str, r: Rendering) -> SearchContext {
     let g = Arc::new(
         gqlnav_schema::load_file(
-            &repo()
-                .join("benchmarks/wg/schemas")
+            &common::wg_dir()
+                .join("schemas")
                 .join(schema)
                 .join("schema.graphql"),
         )
@@ -33,8 +30,16 @@ fn ctx(schema: &str, r: Rendering) -> SearchContext {
 }
 
 fn github_tsv() -> gqlnav_bench::Dataset {
-    let text = std::fs::read_to_string(repo().join("benchmarks/wg/github-wg.tsv")).unwrap();
+    let text = std::fs::read_to_string(common::wg_dir().join("github-wg.tsv")).unwrap();
     parse_tsv("github-wg.tsv", &text, true).unwrap()
+}
+
+fn bm25(analyzer: Analyzer) -> Box<dyn SearchBackend> {
+    Box::new(Bm25Backend::new(Bm25Config::new(analyzer)))
+}
+
+fn structure() -> Box<dyn SearchBackend> {
+    Box::new(StructureBackend::new(StructureWeights::default()))
 }
 
 fn run(mut b: Box<dyn SearchBackend>, c: &SearchContext, ds: &gqlnav_bench::Dataset) -> RunResult {
@@ -45,11 +50,7 @@ fn run(mut b: Box<dyn SearchBackend>, c: &SearchContext, ds: &gqlnav_bench::Data
 #[test]
 fn lucene_standard_dot_plus_gloss_matches_published_recall() {
     let c = ctx("github", Rendering::DotPlusGloss);
-    let r = run(
-        Box::new(Bm25Backend::new(Bm25Config::new(Analyzer::Standard))),
-        &c,
-        &github_tsv(),
-    );
+    let r = run(bm25(Analyzer::Standard), &c, &github_tsv());
     assert_eq!(r.questions, 200);
     for (k, published) in [
         (1, 0.098),
@@ -73,11 +74,7 @@ fn lucene_standard_dot_plus_gloss_matches_published_recall() {
 #[test]
 fn raw_coordinates_cannot_be_found_lexically() {
     let c = ctx("github", Rendering::Raw);
-    let r = run(
-        Box::new(Bm25Backend::new(Bm25Config::new(Analyzer::Standard))),
-        &c,
-        &github_tsv(),
-    );
+    let r = run(bm25(Analyzer::Standard), &c, &github_tsv());
     for k in [1, 5, 10, 20, 50, 100] {
         assert!(r.recall[&k] < 0.02, "recall@{k} {}", r.recall[&k]);
     }
@@ -96,21 +93,13 @@ fn raw_coordinates_cannot_be_found_lexically() {
 fn identifier_analyzer_reaches_046_and_structure_beats_the_fine_tuned_model() {
     let c = ctx("github", Rendering::DotPlusGloss);
     let ds = github_tsv();
-    let ident = run(
-        Box::new(Bm25Backend::new(Bm25Config::new(Analyzer::Identifier))),
-        &c,
-        &ds,
-    );
+    let ident = run(bm25(Analyzer::Identifier), &c, &ds);
     assert!(
         ident.recall[&50] >= 0.46,
         "identifier recall@50 {}",
         ident.recall[&50]
     );
-    let st = run(
-        Box::new(StructureBackend::new(StructureWeights::default())),
-        &c,
-        &ds,
-    );
+    let st = run(structure(), &c, &ds);
     assert!(
         st.recall[&50] >= 0.60,
         "structure recall@50 {}",
@@ -128,7 +117,7 @@ fn structure_is_not_worse_than_identifier_bm25_on_linear_and_singapore() {
     for sid in ["linear", "singapore"] {
         let c = ctx(sid, Rendering::DotPlusGloss);
         let ds = load_wg_dir(
-            &repo().join("benchmarks/wg/queries"),
+            &common::wg_dir().join("queries"),
             &WgOptions {
                 schema_id: Some(sid.into()),
                 variant: Variant::All,
@@ -137,16 +126,8 @@ fn structure_is_not_worse_than_identifier_bm25_on_linear_and_singapore() {
             },
         )
         .unwrap();
-        let ident = run(
-            Box::new(Bm25Backend::new(Bm25Config::new(Analyzer::Identifier))),
-            &c,
-            &ds,
-        );
-        let st = run(
-            Box::new(StructureBackend::new(StructureWeights::default())),
-            &c,
-            &ds,
-        );
+        let ident = run(bm25(Analyzer::Identifier), &c, &ds);
+        let st = run(structure(), &c, &ds);
         for k in [10, 50] {
             assert!(
                 st.recall[&k] >= ident.recall[&k] - 1e-9,

@@ -8,7 +8,7 @@ use clap::Args;
 use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, Rendering, TokenMeter};
 use serde_json::json;
 
-use crate::common::{parse_encoding, parse_renderings, print_json, SchemaArgs};
+use crate::common::{corpus_cost, parse_encoding, parse_renderings, print_json, SchemaArgs};
 
 #[derive(Args, Debug)]
 pub struct CorpusArgs {
@@ -83,7 +83,7 @@ pub fn run_corpus(a: CorpusArgs) -> Result<()> {
     if a.json {
         let mut formats = serde_json::Map::new();
         for r in &rendered {
-            let total = r.total_tokens();
+            let total = corpus_cost(r).tokens;
             formats.insert(
                 r.rendering.name().into(),
                 json!({"tokens": total, "mean_tokens": total as f64 / corpus.len().max(1) as f64}),
@@ -107,7 +107,7 @@ pub fn run_corpus(a: CorpusArgs) -> Result<()> {
     );
     println!("| --- | ---: | ---: | ---: |");
     for r in &rendered {
-        let total = r.total_tokens();
+        let total = corpus_cost(r).tokens;
         println!(
             "| {} | {} | {} | {:.2} |",
             r.rendering,
@@ -147,11 +147,13 @@ pub fn run_cost(a: CostArgs) -> Result<()> {
     let graph = Arc::new(a.schema.load(a.json)?);
     let meter = TokenMeter::new(a.encoding);
     let corpus = Corpus::build(&graph, CorpusOptions::default());
-    let mut rows: Vec<(String, String)> = Vec::new();
+    // (what, tokens, bytes)
+    let mut counted: Vec<(String, usize, usize)> = Vec::new();
     for r in Rendering::ALL {
-        let rc = corpus.render(r, &meter);
-        rows.push((format!("corpus:{}", r.name()), rc.texts.join("\n")));
+        let cost = corpus_cost(&corpus.render(r, &meter));
+        counted.push((format!("corpus:{}", r.name()), cost.tokens, cost.bytes));
     }
+    let mut rows: Vec<(String, String)> = Vec::new();
     // SDL as loaded: the file text for files; the converted SDL otherwise.
     let src = a.schema.schema.as_deref().unwrap_or("builtin:github");
     let as_loaded = if src == "builtin:github" {
@@ -177,10 +179,10 @@ pub fn run_cost(a: CostArgs) -> Result<()> {
         }
         Err(e) => eprintln!("warning: could not build the introspection result: {e}"),
     }
-    let counted: Vec<(String, usize, usize)> = rows
-        .iter()
-        .map(|(k, t)| (k.clone(), meter.count(t), t.len()))
-        .collect();
+    counted.extend(
+        rows.iter()
+            .map(|(k, t)| (k.clone(), meter.count(t), t.len())),
+    );
     if a.json {
         let mut costs = serde_json::Map::new();
         for (k, tok, bytes) in &counted {
@@ -201,6 +203,6 @@ pub fn run_cost(a: CostArgs) -> Result<()> {
         println!("| {k} | {tok} | {bytes} |");
     }
     println!();
-    println!("corpus:* = one line per field coordinate ({} entries) in that rendering; sdl:printed = the schema as apollo-compiler prints it back; introspection:* = the standard introspection query's result as JSON.", corpus.len());
+    println!("corpus:* = the {} field-coordinate entries in that rendering, each counted alone and summed (as `gqlnav corpus` counts them; the published figures); sdl:printed = the schema as apollo-compiler prints it back; introspection:* = the standard introspection query's result as JSON.", corpus.len());
     Ok(())
 }

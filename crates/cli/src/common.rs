@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, Rendering, TokenMeter};
+use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, RenderedCorpus, Rendering, TokenMeter};
 use gqlnav_schema::{EndpointOptions, SchemaGraph};
 use gqlnav_search::SearchContext;
 
@@ -117,6 +117,23 @@ pub fn context(
 ) -> SearchContext {
     let rendered = Arc::new(corpus.render(rendering, meter));
     SearchContext::new(graph, corpus, rendered)
+}
+
+/// What a rendered corpus costs to show a model: the sum over its entries, each counted
+/// alone (how the published figures count it; GitHub's raw corpus is 38,705 tokens in
+/// o200k_base). `gqlnav corpus` and `gqlnav cost` both print this, so a rendering has one
+/// number in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CorpusCost {
+    pub tokens: usize,
+    pub bytes: usize,
+}
+
+pub fn corpus_cost(rendered: &RenderedCorpus) -> CorpusCost {
+    CorpusCost {
+        tokens: rendered.total_tokens(),
+        bytes: rendered.texts.iter().map(String::len).sum(),
+    }
 }
 
 pub fn field_corpus(graph: &SchemaGraph) -> Corpus {

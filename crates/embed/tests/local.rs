@@ -14,6 +14,11 @@ fn texts(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
+/// One document embedded on its own (a batch of one: nothing to pad).
+fn embed_alone(m: &LocalModel, text: &str) -> Vec<f32> {
+    m.embed_documents(&[text.to_string()]).unwrap().remove(0)
+}
+
 #[test]
 fn qwen3_config_without_weights_is_a_clear_error() {
     let tmp = tiny_qwen3_dir(false, false);
@@ -57,10 +62,7 @@ fn qwen3_tiny_model_runs_with_last_token_pooling_and_prompts() {
         let all = m.embed_documents(&docs).unwrap();
         assert_eq!(all.len(), 3);
         for (i, d) in docs.iter().enumerate() {
-            let single = m
-                .embed_documents(std::slice::from_ref(d))
-                .unwrap()
-                .remove(0);
+            let single = embed_alone(&m, d);
             assert!(cos(&single, &all[i]) > 0.99999, "unpadded, order restored");
             let n: f32 = single.iter().map(|x| x * x).sum::<f32>().sqrt();
             assert!((n - 1.0).abs() < 1e-4, "normalized");
@@ -92,10 +94,7 @@ fn bert_tiny_mean_pooling_honours_the_attention_mask() {
     assert_eq!(m.pooling(), Pooling::Mean);
     let short = "issue".to_string();
     let long = "list the open pull request of a repository owner name title".to_string();
-    let alone = m
-        .embed_documents(std::slice::from_ref(&short))
-        .unwrap()
-        .remove(0);
+    let alone = embed_alone(&m, &short);
     // In one batch with a much longer text, the short one is padded.
     let batch = m
         .with_batch_size(8)
@@ -114,10 +113,7 @@ fn bert_tiny_cls_and_max_pooling_load_and_are_padding_invariant() {
         let m = LocalModel::load(tmp.path(), PromptOverride::none()).unwrap();
         let short = "owner".to_string();
         let long = "the title of the issue of a repository".to_string();
-        let alone = m
-            .embed_documents(std::slice::from_ref(&short))
-            .unwrap()
-            .remove(0);
+        let alone = embed_alone(&m, &short);
         let batch = m.embed_documents(&[long, short]).unwrap();
         assert!(cos(&alone, &batch[1]) > 0.99999, "{pooling}");
     }
@@ -151,10 +147,7 @@ fn no_prompts_means_bare_and_says_so() {
     assert_eq!(p.source, PromptSource::None);
     assert!(p.describe().contains("bare"), "{}", p.describe());
     let q = m.embed_query("issue title").unwrap();
-    let d = m
-        .embed_documents(&["issue title".to_string()])
-        .unwrap()
-        .remove(0);
+    let d = embed_alone(&m, "issue title");
     assert!(cos(&q, &d) > 0.99999);
 }
 

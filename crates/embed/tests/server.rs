@@ -157,58 +157,63 @@ fn inputs(req: &Request) -> Vec<String> {
         .collect()
 }
 
-/// Ollama `/api/embed`, as documented.
-fn ollama_handler(known_model: &'static str) -> impl Fn(usize, &Request) -> Reply + Send + Sync {
+/// An embedding endpoint at `path` that knows one model: a POST naming another model gets
+/// a 404 with `not_found(model)`, one naming it gets `ok(model, inputs)`.
+fn embed_handler(
+    path: &'static str,
+    known_model: &'static str,
+    not_found: fn(&str) -> Value,
+    ok: fn(&str, &[String]) -> Value,
+) -> impl Fn(usize, &Request) -> Reply + Send + Sync {
     move |_, req| {
         assert_eq!(req.method, "POST");
-        assert_eq!(req.path, "/api/embed");
+        assert_eq!(req.path, path);
         let model = req.body["model"].as_str().unwrap_or("");
         if model != known_model {
-            return reply(
-                404,
-                json!({"error": format!("model \"{model}\" not found, try pulling it first")}),
-            );
+            return reply(404, not_found(model));
         }
-        let input = inputs(req);
-        reply(
-            200,
+        reply(200, ok(model, &inputs(req)))
+    }
+}
+
+/// Ollama `/api/embed`, as documented.
+fn ollama_handler(known_model: &'static str) -> impl Fn(usize, &Request) -> Reply + Send + Sync {
+    embed_handler(
+        "/api/embed",
+        known_model,
+        |model| json!({"error": format!("model \"{model}\" not found, try pulling it first")}),
+        |model, input| {
             json!({
                 "model": model,
                 "embeddings": input.iter().map(|t| fake_vec(t)).collect::<Vec<_>>(),
                 "total_duration": 14143917,
                 "load_duration": 1019500,
                 "prompt_eval_count": input.len() * 4
-            }),
-        )
-    }
+            })
+        },
+    )
 }
 
 /// OpenAI `/v1/embeddings`, as documented (data returned in reverse order).
 fn openai_handler(known_model: &'static str) -> impl Fn(usize, &Request) -> Reply + Send + Sync {
-    move |_, req| {
-        assert_eq!(req.method, "POST");
-        assert_eq!(req.path, "/v1/embeddings");
-        let model = req.body["model"].as_str().unwrap_or("");
-        if model != known_model {
-            return reply(
-                404,
-                json!({"error": {
-                "message": format!("The model `{model}` does not exist or you do not have access to it."),
-                "type": "invalid_request_error", "param": null, "code": "model_not_found"}}),
-            );
-        }
-        let input = inputs(req);
-        let mut data: Vec<Value> = input
-            .iter()
-            .enumerate()
-            .map(|(i, t)| json!({"object": "embedding", "embedding": fake_vec(t), "index": i}))
-            .collect();
-        data.reverse();
-        reply(
-            200,
-            json!({"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": 8, "total_tokens": 8}}),
-        )
-    }
+    embed_handler(
+        "/v1/embeddings",
+        known_model,
+        |model| {
+            json!({"error": {
+            "message": format!("The model `{model}` does not exist or you do not have access to it."),
+            "type": "invalid_request_error", "param": null, "code": "model_not_found"}})
+        },
+        |model, input| {
+            let mut data: Vec<Value> = input
+                .iter()
+                .enumerate()
+                .map(|(i, t)| json!({"object": "embedding", "embedding": fake_vec(t), "index": i}))
+                .collect();
+            data.reverse();
+            json!({"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": 8, "total_tokens": 8}})
+        },
+    )
 }
 
 fn fast(opts: ServerOptions) -> ServerOptions {
@@ -216,6 +221,14 @@ fn fast(opts: ServerOptions) -> ServerOptions {
         backoff: Duration::from_millis(5),
         max_backoff: Duration::from_millis(50),
         ..opts
+    }
+}
+
+/// Options for `model` on the mock server, `n` texts a request.
+fn batches_of(n: usize, mock: &Mock, model: &str) -> ServerOptions {
+    ServerOptions {
+        batch_size: n,
+        ..ServerOptions::new(mock.url(), model)
     }
 }
 
@@ -228,11 +241,7 @@ fn texts(n: usize) -> Vec<String> {
 #[test]
 fn ollama_batches_and_keeps_order() {
     let mock = serve(Box::new(ollama_handler("all-minilm")));
-    let opts = ServerOptions {
-        batch_size: 2,
-        ..ServerOptions::new(mock.url(), "all-minilm")
-    };
-    let e = OllamaEmbedder::new(opts).unwrap();
+    let e = OllamaEmbedder::new(batches_of(2, &mock, "all-minilm")).unwrap();
     assert_eq!(e.dims(), None);
     let t = texts(5);
     let seen = Mutex::new(vec![]);
@@ -325,11 +334,7 @@ fn retries_are_bounded() {
 #[test]
 fn openai_sorts_by_index_and_sends_the_key() {
     let mock = serve(Box::new(openai_handler("text-embedding-3-small")));
-    let opts = ServerOptions {
-        batch_size: 3,
-        ..ServerOptions::new(mock.url(), "text-embedding-3-small")
-    }
-    .with_api_key("sk-secret-123");
+    let opts = batches_of(3, &mock, "text-embedding-3-small").with_api_key("sk-secret-123");
     assert!(!format!("{opts:?}").contains("sk-secret-123"));
     let e = OpenAiEmbedder::new(opts).unwrap();
     assert_eq!(

@@ -202,45 +202,31 @@ fn cache_file_round_trip_and_rejections() {
         ),
         "{e:?}"
     );
-    // Wrong magic.
-    let mut bad = bytes.clone();
-    bad[0] = b'X';
-    fs::write(c.path(), &bad).unwrap();
-    assert!(c
-        .load(5, Some(2))
-        .unwrap_err()
-        .to_string()
-        .contains("magic"));
-    // Truncated (half-written) file.
-    fs::write(c.path(), &bytes[..bytes.len() - 3]).unwrap();
-    assert!(c
-        .load(5, Some(2))
-        .unwrap_err()
-        .to_string()
-        .contains("bytes, expected"));
-    fs::write(c.path(), &bytes[..20]).unwrap();
-    assert!(c
-        .load(5, Some(2))
-        .unwrap_err()
-        .to_string()
-        .contains("header"));
-    // Wrong version.
-    let mut v2 = bytes.clone();
-    v2[8] = 2;
-    fs::write(c.path(), &v2).unwrap();
-    assert!(c
-        .load(5, Some(2))
-        .unwrap_err()
-        .to_string()
-        .contains("version 2"));
+    // A damaged file is refused, saying what is wrong with it.
+    let with = |at: usize, b: u8| {
+        let mut v = bytes.clone();
+        v[at] = b;
+        v
+    };
+    for (what, file, want) in [
+        ("wrong magic", with(0, b'X'), "magic"),
+        (
+            "truncated (half-written)",
+            bytes[..bytes.len() - 3].to_vec(),
+            "bytes, expected",
+        ),
+        ("cut inside the header", bytes[..20].to_vec(), "header"),
+        ("wrong version", with(8, 2), "version 2"),
+    ] {
+        fs::write(c.path(), &file).unwrap();
+        let e = c.load(5, Some(2)).unwrap_err().to_string();
+        assert!(e.contains(want), "{what}: {e}");
+    }
     // A file copied under another key's name.
     let other = VectorCache::new(dir.path(), "model-b", &texts);
     fs::write(other.path(), &bytes).unwrap();
-    assert!(other
-        .load(5, Some(2))
-        .unwrap_err()
-        .to_string()
-        .contains("key"));
+    let e = other.load(5, Some(2)).unwrap_err().to_string();
+    assert!(e.contains("key"), "{e}");
 }
 
 #[test]

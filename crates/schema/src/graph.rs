@@ -128,40 +128,28 @@ impl SchemaGraph {
         let mut seen_as: HashMap<String, Vec<String>> = HashMap::new();
         let mut implementers: HashMap<String, Vec<String>> = HashMap::new();
         for (name, ty) in &schema.types {
-            match ty {
-                ExtendedType::Object(o) => {
-                    for i in &o.implements_interfaces {
-                        seen_as
-                            .entry(name.to_string())
-                            .or_default()
-                            .push(i.to_string());
-                        implementers
-                            .entry(i.to_string())
-                            .or_default()
-                            .push(name.to_string());
-                    }
+            let interfaces = match ty {
+                ExtendedType::Object(o) => Some(&o.implements_interfaces),
+                ExtendedType::Interface(o) => Some(&o.implements_interfaces),
+                _ => None,
+            };
+            for i in interfaces.into_iter().flatten() {
+                seen_as
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(i.to_string());
+                implementers
+                    .entry(i.to_string())
+                    .or_default()
+                    .push(name.to_string());
+            }
+            if let ExtendedType::Union(u) = ty {
+                for m in &u.members {
+                    seen_as
+                        .entry(m.to_string())
+                        .or_default()
+                        .push(name.to_string());
                 }
-                ExtendedType::Interface(o) => {
-                    for i in &o.implements_interfaces {
-                        seen_as
-                            .entry(name.to_string())
-                            .or_default()
-                            .push(i.to_string());
-                        implementers
-                            .entry(i.to_string())
-                            .or_default()
-                            .push(name.to_string());
-                    }
-                }
-                ExtendedType::Union(u) => {
-                    for m in &u.members {
-                        seen_as
-                            .entry(m.to_string())
-                            .or_default()
-                            .push(name.to_string());
-                    }
-                }
-                _ => {}
             }
         }
         // Direct producers: named return type -> fields.

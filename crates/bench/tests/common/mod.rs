@@ -1,4 +1,6 @@
-//! Shared test helpers: where the benchmark data lives.
+//! Shared test helpers: where the benchmark data lives. Everything these tests read is in
+//! the repository: the WG data bundled in `benchmarks/wg/` and the film fixture of
+//! `crates/cli/tests/fixtures/` (our own).
 
 #![allow(dead_code)]
 
@@ -6,20 +8,19 @@ pub mod fake;
 
 use std::path::PathBuf;
 
-/// `shared/data` of the project: `$GQLNAV_DATA_DIR`, or the first ancestor of this
-/// crate that has `shared/data/wg`. Panics when absent: the data tests must not pass
-/// without their data.
-pub fn data_dir() -> Option<PathBuf> {
-    if let Ok(d) = std::env::var("GQLNAV_DATA_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for a in here.ancestors() {
-        let d = a.join("shared").join("data");
-        if d.join("wg").is_dir() {
-            return Some(d);
-        }
-    }
-    // A missing data folder is a setup error, not a pass: fail loudly.
-    panic!("shared/data not found: set GQLNAV_DATA_DIR or put shared/ beside the checkout");
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The bundled WG data: `benchmarks/wg` (github, linear and singapore schemas, the 416
+/// YAML questions, github-wg.tsv).
+pub fn wg_dir() -> PathBuf {
+    repo().join("benchmarks/wg")
+}
+
+/// A file of the film fixture (`films.graphqls`, `films-sample.tsv`), written for
+/// gqlnav's tests.
+pub fn films(file: &str) -> PathBuf {
+    repo().join("crates/cli/tests/fixtures").join(file)
 }

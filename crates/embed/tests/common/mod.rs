@@ -209,20 +209,35 @@ pub fn qwen3_prompts() -> serde_json::Value {
     })
 }
 
-/// A complete tiny Qwen3-Embedding-shaped directory with random weights. With
-/// `bare_names`, tensors are saved without the `model.` prefix (as the Qwen3-Embedding
-/// checkpoints are).
-pub fn tiny_qwen3_dir(with_weights: bool, bare_names: bool) -> tempfile::TempDir {
+/// A temp model directory without weights: `config.json`, a tiny tokenizer over
+/// `TINY_WORDS` (with [CLS] … [SEP] when `cls_sep`) and the sentence-transformers files
+/// (normalized output).
+fn tiny_model_files(
+    cfg: &serde_json::Value,
+    cls_sep: bool,
+    pooling: &str,
+    prompts: serde_json::Value,
+    max_seq: usize,
+) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let cfg = tiny_qwen3_config();
     write(dir, "config.json", &cfg.to_string());
     write(
         dir,
         "tokenizer.json",
-        &tiny_tokenizer_json(TINY_WORDS, false),
+        &tiny_tokenizer_json(TINY_WORDS, cls_sep),
     );
-    write_st_files(dir, "lasttoken", true, qwen3_prompts(), 32, TINY_DIMS);
+    write_st_files(dir, pooling, true, prompts, max_seq, TINY_DIMS);
+    tmp
+}
+
+/// A complete tiny Qwen3-Embedding-shaped directory with random weights. With
+/// `bare_names`, tensors are saved without the `model.` prefix (as the Qwen3-Embedding
+/// checkpoints are).
+pub fn tiny_qwen3_dir(with_weights: bool, bare_names: bool) -> tempfile::TempDir {
+    let cfg = tiny_qwen3_config();
+    let tmp = tiny_model_files(&cfg, false, "lasttoken", qwen3_prompts(), 32);
+    let dir = tmp.path();
     if with_weights {
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
@@ -275,16 +290,9 @@ pub fn tiny_bert_dir(
     prompts: serde_json::Value,
     max_seq: usize,
 ) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
     let cfg = tiny_bert_config();
-    write(dir, "config.json", &cfg.to_string());
-    write(
-        dir,
-        "tokenizer.json",
-        &tiny_tokenizer_json(TINY_WORDS, true),
-    );
-    write_st_files(dir, pooling, true, prompts, max_seq, TINY_DIMS);
+    let tmp = tiny_model_files(&cfg, true, pooling, prompts, max_seq);
+    let dir = tmp.path();
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
     let bcfg: bert::Config = serde_json::from_value(cfg).unwrap();
