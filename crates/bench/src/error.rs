@@ -31,9 +31,9 @@ pub enum BenchError {
     Search {
         /// Id of the question.
         question: String,
-        /// The backend's error.
+        /// The backend's error (boxed: it is large and rare).
         #[source]
-        source: gqlnav_search::SearchError,
+        source: Box<gqlnav_search::SearchError>,
     },
     /// The run options are unusable (for example depth 0).
     #[error("invalid run options: {0}")]

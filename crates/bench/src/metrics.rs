@@ -179,7 +179,7 @@ pub fn run_retrieval(
             .search(&query, depth)
             .map_err(|source| BenchError::Search {
                 question: q.id.clone(),
-                source,
+                source: Box::new(source),
             })?;
         let latency_ms = t0.elapsed().as_secs_f64() * 1000.0;
         scored.truncate(depth);
@@ -193,11 +193,11 @@ pub fn run_retrieval(
             ) else {
                 return Err(BenchError::Search {
                     question: q.id.clone(),
-                    source: SearchError::Other(format!(
+                    source: Box::new(SearchError::Other(format!(
                         "hit document {} is outside the corpus ({} entries)",
                         s.doc,
                         ctx.corpus.entries.len()
-                    )),
+                    ))),
                 });
             };
             coords.push(e.coordinate.as_str());

@@ -1,6 +1,8 @@
 //! Saved indexes: a loaded backend answers exactly as a freshly indexed one, on real
 //! schemas; a mismatched or damaged index is refused with an error, never a panic.
 
+type Bits = (usize, u32, Vec<(String, u32)>);
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -89,7 +91,7 @@ fn assert_same(fresh: &dyn SearchBackend, loaded: &dyn SearchBackend, qs: &[Quer
     for q in qs {
         let a = fresh.search(q, 50).expect("fresh search");
         let b = loaded.search(q, 50).expect("loaded search");
-        let bits = |v: &[Scored]| -> Vec<(usize, u32, Vec<(String, u32)>)> {
+        let bits = |v: &[Scored]| -> Vec<Bits> {
             v.iter()
                 .map(|s| {
                     (
