@@ -73,7 +73,9 @@ fn questions() -> Vec<Query> {
     qs
 }
 
-fn bits(v: &[Scored]) -> Vec<(usize, u32, Vec<(String, u32)>)> {
+type Bits = (usize, u32, Vec<(String, u32)>);
+
+fn bits(v: &[Scored]) -> Vec<Bits> {
     v.iter()
         .map(|s| {
             (
