@@ -38,6 +38,13 @@ fn opts(budget: Option<usize>, style: Style, closed: bool) -> SliceOptions {
     }
 }
 
+/// An open bare slice of a GitHub question at `budget` cl100k_base tokens.
+fn github_bare(question: &str, budget: usize) -> gqlnav_slice::Slice {
+    slicer("github")
+        .slice(question, &[], &opts(Some(budget), Style::Bare, false))
+        .unwrap()
+}
+
 #[test]
 fn budgets_are_never_exceeded_and_counts_are_true() {
     let s = slicer("github");
@@ -270,14 +277,7 @@ fn seeds_are_included_even_mutations() {
 /// question names them (forward paging is one `introspect` away).
 #[test]
 fn connections_keep_first_and_name_the_other_pagination_arguments_only_when_asked() {
-    let s = slicer("github");
-    let sl = s
-        .slice(
-            "open issues of a repository with their labels",
-            &[],
-            &opts(Some(6000), Style::Bare, false),
-        )
-        .unwrap();
+    let sl = github_bare("open issues of a repository with their labels", 6000);
     let c = &sl.coordinates;
     assert!(c.iter().any(|x| x == "Repository.issues(first:)"), "{c:?}");
     // The five best-ranked fields keep their whole signature; every other field drops
@@ -288,13 +288,7 @@ fn connections_keep_first_and_name_the_other_pagination_arguments_only_when_aske
         with_first > 10 && with_last <= 5,
         "{with_first} first, {with_last} last"
     );
-    let sl = s
-        .slice(
-            "the last 5 issues before a cursor",
-            &[],
-            &opts(Some(6000), Style::Bare, false),
-        )
-        .unwrap();
+    let sl = github_bare("the last 5 issues before a cursor", 6000);
     assert!(sl
         .coordinates
         .iter()
@@ -309,14 +303,10 @@ fn connections_keep_first_and_name_the_other_pagination_arguments_only_when_aske
 /// carries data of its own (`StarredRepositoryEdge.starredAt`).
 #[test]
 fn edges_appear_only_when_the_edge_carries_data() {
-    let s = slicer("github");
-    let sl = s
-        .slice(
-            "repositories a user starred and when they starred them",
-            &[],
-            &opts(Some(6000), Style::Bare, false),
-        )
-        .unwrap();
+    let sl = github_bare(
+        "repositories a user starred and when they starred them",
+        6000,
+    );
     let c = &sl.coordinates;
     assert!(c.iter().any(|x| x == "User.starredRepositories"), "{c:?}");
     assert!(
@@ -336,14 +326,7 @@ fn edges_appear_only_when_the_edge_carries_data() {
 /// question names and says how many it left out.
 #[test]
 fn large_unions_are_cut_to_relevant_members() {
-    let s = slicer("github");
-    let sl = s
-        .slice(
-            "timeline of an issue: who closed or reopened it",
-            &[],
-            &opts(Some(6000), Style::Bare, false),
-        )
-        .unwrap();
+    let sl = github_bare("timeline of an issue: who closed or reopened it", 6000);
     let line = sl
         .sdl
         .lines()
@@ -361,14 +344,7 @@ fn large_unions_are_cut_to_relevant_members() {
 /// `Query.resource` (an interface standing for ~40 types).
 #[test]
 fn commits_are_reached_through_the_repository_not_a_generic_lookup() {
-    let s = slicer("github");
-    let sl = s
-        .slice(
-            "commit messages of a repository's history",
-            &[],
-            &opts(Some(4000), Style::Bare, false),
-        )
-        .unwrap();
+    let sl = github_bare("commit messages of a repository's history", 4000);
     let c = &sl.coordinates;
     assert!(
         c.iter()

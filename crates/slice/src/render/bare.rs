@@ -3,39 +3,26 @@
 
 use std::fmt::Write as _;
 
-use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition};
-use gqlnav_schema::apollo_compiler::Node;
+use gqlnav_schema::apollo_compiler::ast::InputValueDefinition;
 
-use super::StyleWriter;
+use super::{FieldLine, StyleWriter};
 
 pub(crate) struct BareWriter;
 
 impl StyleWriter for BareWriter {
-    fn field(
-        &mut self,
-        out: &mut String,
-        name: &str,
-        f: &FieldDefinition,
-        args: &[&Node<InputValueDefinition>],
-    ) {
-        signature(out, "  ", name, f, args);
+    fn field(&mut self, out: &mut String, line: &FieldLine<'_>) {
+        signature(out, "  ", line);
         out.push('\n');
     }
 }
 
 /// `{indent}name(a: A, b: B): T` (no line break), shared by the one-line field styles.
-pub(crate) fn signature(
-    out: &mut String,
-    indent: &str,
-    name: &str,
-    f: &FieldDefinition,
-    args: &[&Node<InputValueDefinition>],
-) {
+pub(crate) fn signature(out: &mut String, indent: &str, line: &FieldLine<'_>) {
     out.push_str(indent);
-    out.push_str(name);
-    if !args.is_empty() {
+    out.push_str(line.name);
+    if !line.args.is_empty() {
         out.push('(');
-        for (i, a) in args.iter().enumerate() {
+        for (i, a) in line.args.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
@@ -46,7 +33,7 @@ pub(crate) fn signature(
         out.push(')');
     }
     out.push_str(": ");
-    let _ = write!(out, "{}", f.ty);
+    let _ = write!(out, "{}", line.f.ty);
 }
 
 /// `  name: T` and a line break.

@@ -6,12 +6,12 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition};
+use gqlnav_schema::apollo_compiler::ast::InputValueDefinition;
 use gqlnav_schema::apollo_compiler::Node;
 use gqlnav_schema::SchemaGraph;
 
 use super::bare::signature;
-use super::{desc_str, StyleWriter};
+use super::{desc_str, FieldLine, StyleWriter};
 use crate::closure::{fields_of, Closure};
 
 pub(crate) struct CompactWriter {
@@ -56,14 +56,9 @@ impl StyleWriter for CompactWriter {
         out.push('\n');
     }
 
-    fn field(
-        &mut self,
-        out: &mut String,
-        name: &str,
-        f: &FieldDefinition,
-        args: &[&Node<InputValueDefinition>],
-    ) {
-        signature(out, "  ", name, f, args);
+    fn field(&mut self, out: &mut String, line: &FieldLine<'_>) {
+        signature(out, "  ", line);
+        let (f, args) = (line.f, &line.args);
         let mut notes = Vec::new();
         if let Some(d) = desc_str(f.description.as_ref()) {
             notes.push(self.legend.say(d));

@@ -3,11 +3,8 @@
 //! about 15% fewer tokens. Objects and interfaces are written on one line directly;
 //! other definitions are joined by [`one_line`].
 
-use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition};
-use gqlnav_schema::apollo_compiler::Node;
-
 use super::bare::signature;
-use super::StyleWriter;
+use super::{FieldLine, StyleWriter};
 
 pub(crate) struct DenseWriter;
 
@@ -21,14 +18,8 @@ impl StyleWriter for DenseWriter {
     }
 
     /// The fields go on the header's line (` {`, ` f: T`, ` }`).
-    fn field(
-        &mut self,
-        out: &mut String,
-        name: &str,
-        f: &FieldDefinition,
-        args: &[&Node<InputValueDefinition>],
-    ) {
-        signature(out, " ", name, f, args);
+    fn field(&mut self, out: &mut String, line: &FieldLine<'_>) {
+        signature(out, " ", line);
     }
 
     fn definition(&self, block: String) -> String {

@@ -83,6 +83,13 @@ pub struct RenderOptions {
     pub enum_small: usize,
 }
 
+/// A selected field to write: its name, definition and surviving arguments.
+pub(crate) struct FieldLine<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) f: &'a FieldDefinition,
+    pub(crate) args: Vec<&'a Node<InputValueDefinition>>,
+}
+
 /// One writer per style: how descriptions, fields, input fields and enum values are
 /// written and how definitions are joined. The defaults are the bare style's.
 pub(crate) trait StyleWriter {
@@ -100,13 +107,7 @@ pub(crate) trait StyleWriter {
     }
 
     /// One selected field with its surviving arguments.
-    fn field(
-        &mut self,
-        out: &mut String,
-        name: &str,
-        f: &FieldDefinition,
-        args: &[&Node<InputValueDefinition>],
-    );
+    fn field(&mut self, out: &mut String, line: &FieldLine<'_>);
 
     /// One kept input field.
     fn input_field(&mut self, out: &mut String, name: &str, f: &InputValueDefinition) {
@@ -222,9 +223,7 @@ fn owner_block(
         .into_iter()
         .filter(|i| c.sel.has_type(i))
         .collect();
-    if let Some(d) = desc_str(t.description()) {
-        w.type_description(&mut out, d);
-    }
+    describe(w, &mut out, t.description());
     out.push_str(keyword(t));
     out.push(' ');
     out.push_str(n);
@@ -250,7 +249,12 @@ fn owner_block(
             co.push_str(":)");
             coords.push(co);
         }
-        w.field(&mut out, fname, f, &args);
+        let line = FieldLine {
+            name: fname,
+            f,
+            args,
+        };
+        w.field(&mut out, &line);
     }
     out.push_str(w.owner_close());
     Some(out)
@@ -267,18 +271,14 @@ fn def_block(
     let mut out = String::new();
     match def {
         Def::Scalar => {
-            if let Some(d) = desc_str(t.description()) {
-                w.type_description(&mut out, d);
-            }
+            describe(w, &mut out, t.description());
             out.push_str(&format!("scalar {n}"));
         }
         Def::Enum(vals, left) => {
             let ExtendedType::Enum(e) = t else {
                 return None;
             };
-            if let Some(d) = desc_str(e.description.as_ref()) {
-                w.type_description(&mut out, d);
-            }
+            describe(w, &mut out, e.description.as_ref());
             out.push_str(&format!("enum {n} {{\n"));
             for v in vals {
                 let d = e
@@ -296,9 +296,7 @@ fn def_block(
             let ExtendedType::InputObject(i) = t else {
                 return None;
             };
-            if let Some(d) = desc_str(i.description.as_ref()) {
-                w.type_description(&mut out, d);
-            }
+            describe(w, &mut out, i.description.as_ref());
             out.push_str(&format!("input {n} {{\n"));
             for k in kept {
                 let f = &i.fields[k.as_str()];
@@ -308,9 +306,7 @@ fn def_block(
             out.push('}');
         }
         Def::Union(m, left) => {
-            if let Some(d) = desc_str(t.description()) {
-                w.type_description(&mut out, d);
-            }
+            describe(w, &mut out, t.description());
             out.push_str(&format!("union {n} = {}", m.join(" | ")));
             if *left > 0 {
                 out.push_str(&format!(" # +{left} more"));
@@ -371,6 +367,13 @@ fn keyword(t: &ExtendedType) -> &'static str {
         "interface"
     } else {
         "type"
+    }
+}
+
+/// A definition's description, if it has one, in the writer's style.
+fn describe(w: &mut impl StyleWriter, out: &mut String, d: Option<&Node<str>>) {
+    if let Some(d) = desc_str(d) {
+        w.type_description(out, d);
     }
 }
 

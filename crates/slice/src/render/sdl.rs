@@ -1,10 +1,9 @@
 //! The `sdl` style: SDL with descriptions (block strings) on types, fields, arguments,
 //! input fields and enum values.
 
-use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition};
-use gqlnav_schema::apollo_compiler::Node;
+use gqlnav_schema::apollo_compiler::ast::InputValueDefinition;
 
-use super::{desc_str, StyleWriter};
+use super::{desc_str, FieldLine, StyleWriter};
 
 pub(crate) struct SdlWriter;
 
@@ -14,13 +13,8 @@ impl StyleWriter for SdlWriter {
     }
 
     /// Arguments go on one line, or one per line when any has a description.
-    fn field(
-        &mut self,
-        out: &mut String,
-        name: &str,
-        f: &FieldDefinition,
-        args: &[&Node<InputValueDefinition>],
-    ) {
+    fn field(&mut self, out: &mut String, line: &FieldLine<'_>) {
+        let (name, f, args) = (line.name, line.f, &line.args);
         if let Some(d) = desc_str(f.description.as_ref()) {
             out.push_str(&block_string(d, "  "));
         }
