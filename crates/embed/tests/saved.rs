@@ -22,8 +22,16 @@ fn linear() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/wg/schemas/linear/schema.graphql")
 }
 
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/assets/demo.graphql")
+}
+
 fn context(rendering: Rendering) -> SearchContext {
-    let g = Arc::new(gqlnav_schema::load_file(&linear()).expect("linear schema"));
+    context_of(&linear(), rendering)
+}
+
+fn context_of(schema: &Path, rendering: Rendering) -> SearchContext {
+    let g = Arc::new(gqlnav_schema::load_file(schema).expect("bundled schema"));
     let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
     let r = Arc::new(c.render(rendering, &TokenMeter::default()));
     SearchContext::new(g, c, r)
@@ -171,7 +179,8 @@ fn hybrid_indexes_round_trip_for_both_fusions() {
     }
 }
 
-/// With the real all-MiniLM-L6-v2 (`$GQLNAV_MINILM_DIR`), when it is installed.
+/// With the real all-MiniLM-L6-v2 (`$GQLNAV_MINILM_DIR`), when it is installed, over
+/// the demo schema (the Linear corpus takes minutes to embed in a debug build).
 #[test]
 fn minilm_hybrid_round_trips_when_the_model_is_installed() {
     let Some(dir) = std::env::var_os("GQLNAV_MINILM_DIR").filter(|d| !d.is_empty()) else {
@@ -184,7 +193,7 @@ fn minilm_hybrid_round_trips_when_the_model_is_installed() {
                 .expect("load all-MiniLM-L6-v2"),
         )
     };
-    let ctx = context(Rendering::CoordReturnDesc);
+    let ctx = context_of(&demo(), Rendering::CoordReturnDesc);
     let cache = tempfile::tempdir().expect("tempdir");
     let v = VectorBackend::new(
         model(),
