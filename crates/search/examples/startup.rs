@@ -96,7 +96,25 @@ fn child(mode: &str, schema: &Path, dir: &Path) {
             clock.lap("  parse + validate (apollo)");
             let g = gqlnav_schema::SchemaGraph::new(valid.into_inner(), label, Vec::new());
             clock.lap("  SchemaGraph::new");
-            drop((doc, g));
+            let fp = saved::schema_fingerprint(&g);
+            clock.lap("  saved::schema_fingerprint");
+            let corpus = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+            clock.lap("  Corpus::build");
+            let texts = corpus.render_texts(RENDERING);
+            clock.lap("  render texts (no counts)");
+            let meter = TokenMeter::default();
+            meter.warm();
+            clock.lap("  TokenMeter warm (o200k_base BPE load)");
+            let n: usize = texts.iter().map(|t| meter.count(t)).sum();
+            clock.lap("  count tokens of every text");
+            gqlnav_corpus::TokenMeter::new(gqlnav_corpus::Encoding::Cl100kBase).warm();
+            clock.lap("  TokenMeter warm (cl100k_base BPE load)");
+            let rendered = gqlnav_corpus::RenderedCorpus::from_counts(&corpus, RENDERING, meter.encoding(), vec![0; corpus.len()]).expect("counts");
+            let ctx = SearchContext::new(Arc::new(g), corpus, Arc::new(rendered));
+            clock.lap("  (context)");
+            let cfp = gqlnav_search::bm25::fingerprint(&ctx);
+            clock.lap("  bm25::fingerprint (corpus)");
+            drop((doc, fp, n, cfp));
         }
         "index" | "save" => {
             let graph = Arc::new(gqlnav_schema::load_sdl_str(&text, &schema.display().to_string()).expect("load"));
