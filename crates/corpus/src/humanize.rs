@@ -40,7 +40,9 @@ fn for_each_word<'a>(s: &'a str, mut f: impl FnMut(&'a str)) {
             if let Some(p) = prev {
                 let next = it.peek().map(|&(_, n)| n);
                 let boundary = (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit()))
-                    || (c.is_uppercase() && p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+                    || (c.is_uppercase()
+                        && p.is_uppercase()
+                        && next.is_some_and(|n| n.is_lowercase()));
                 if boundary {
                     f(&part[start..i]);
                     start = i;
@@ -110,8 +112,20 @@ mod tests {
         .expect("bundled linear schema");
         let mut n = 0;
         let odd = [
-            "", "_", "__a__b", "ΣΑΣ", "straßeÄrger", "aΣb", "İstanbulCity", "x1Y2z", "a-b.c d",
-            "HTTPSConnection2FA", "ǅungla", "ABC", "aB", "Ab",
+            "",
+            "_",
+            "__a__b",
+            "ΣΑΣ",
+            "straßeÄrger",
+            "aΣb",
+            "İstanbulCity",
+            "x1Y2z",
+            "a-b.c d",
+            "HTTPSConnection2FA",
+            "ǅungla",
+            "ABC",
+            "aB",
+            "Ab",
         ];
         let words = sdl
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))

@@ -332,7 +332,11 @@ fn architecture(dir: &Path, config: &Value) -> Result<Architecture> {
 /// The weight files: `model.safetensors`, or the shards named by
 /// `model.safetensors.index.json`.
 /// `config.json` read as one architecture's config (`what` names it in the error).
-fn arch_config<T: serde::de::DeserializeOwned>(config: &Value, dir: &Path, what: &str) -> Result<T> {
+fn arch_config<T: serde::de::DeserializeOwned>(
+    config: &Value,
+    dir: &Path,
+    what: &str,
+) -> Result<T> {
     serde_json::from_value(config.clone()).map_err(|e| EmbedError::Config {
         path: dir.join("config.json"),
         reason: format!("not a {what} config: {e}"),

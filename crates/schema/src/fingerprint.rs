@@ -77,7 +77,11 @@ pub(crate) fn schema_fingerprint(s: &Schema) -> String {
                 for (v, d) in &e.values {
                     h.str(v.as_str());
                     h.str(d.description.as_deref().unwrap_or(""));
-                    h.str(if d.directives.has("deprecated") { "d" } else { "" });
+                    h.str(if d.directives.has("deprecated") {
+                        "d"
+                    } else {
+                        ""
+                    });
                 }
             }
             ExtendedType::InputObject(o) => {

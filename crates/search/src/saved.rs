@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, Rendering, RenderedCorpus};
+use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, RenderedCorpus, Rendering};
 use gqlnav_schema::SchemaGraph;
 
 use crate::{SearchBackend, SearchContext, SearchError};
@@ -79,7 +79,10 @@ impl FileStamp {
     /// The file's bytes, when it is there, whole and unchanged.
     pub fn read_verified(&self, dir: &Path) -> Result<Vec<u8>, SearchError> {
         if self.path.split('/').any(|c| c == ".." || c.is_empty()) {
-            return Err(err(dir, format!("{MANIFEST_FILE} lists a bad path `{}`", self.path)));
+            return Err(err(
+                dir,
+                format!("{MANIFEST_FILE} lists a bad path `{}`", self.path),
+            ));
         }
         let bytes = std::fs::read(dir.join(&self.path)).map_err(|e| {
             err(
@@ -194,7 +197,9 @@ fn list_files(dir: &Path) -> Result<Vec<String>, SearchError> {
             } else {
                 format!("{rel}/{name}")
             };
-            let ft = e.file_type().map_err(|e| io_err(&e_path(&here, &name), "stat", e))?;
+            let ft = e
+                .file_type()
+                .map_err(|e| io_err(&e_path(&here, &name), "stat", e))?;
             if ft.is_dir() {
                 if !root.join(&path).join(MANIFEST_FILE).exists() {
                     walk(root, &path, out)?;
@@ -308,7 +313,9 @@ pub fn save_dir(
         let old = parent.join(format!(
             ".gqlnav-index-old-{}-{}",
             std::process::id(),
-            dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+            dir.file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
         ));
         let _ = std::fs::remove_dir_all(&old);
         std::fs::rename(dir, &old).map_err(|e| fail(io_err(dir, "move the old index aside", e)))?;
@@ -319,9 +326,11 @@ pub fn save_dir(
         let _ = std::fs::remove_dir_all(&old);
     } else {
         if dir.exists() {
-            std::fs::remove_dir(dir).map_err(|e| fail(io_err(dir, "replace the empty directory", e)))?;
+            std::fs::remove_dir(dir)
+                .map_err(|e| fail(io_err(dir, "replace the empty directory", e)))?;
         }
-        std::fs::rename(&tmp, dir).map_err(|e| fail(io_err(dir, "move the new index into place", e)))?;
+        std::fs::rename(&tmp, dir)
+            .map_err(|e| fail(io_err(dir, "move the new index into place", e)))?;
     }
     Ok(())
 }
@@ -348,8 +357,14 @@ impl Manifest {
             }
             Err(e) => return Err(io_err(&p, "read", e)),
         };
-        let m: Manifest = serde_json::from_str(&text)
-            .map_err(|e| err(dir, format!("{MANIFEST_FILE} is malformed ({e}); rebuild the index with `gqlnav index`")))?;
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| {
+            err(
+                dir,
+                format!(
+                    "{MANIFEST_FILE} is malformed ({e}); rebuild the index with `gqlnav index`"
+                ),
+            )
+        })?;
         if m.format != FORMAT {
             return Err(err(
                 dir,
@@ -375,7 +390,9 @@ impl Manifest {
         let f = self.files.iter().find(|f| f.path == path).ok_or_else(|| {
             err(
                 dir,
-                format!("{MANIFEST_FILE} does not list `{path}`; rebuild the index with `gqlnav index`"),
+                format!(
+                    "{MANIFEST_FILE} does not list `{path}`; rebuild the index with `gqlnav index`"
+                ),
             )
         })?;
         f.read_verified(dir)
@@ -472,7 +489,12 @@ pub fn load_context(dir: &Path, graph: Arc<SchemaGraph>) -> Result<SearchContext
         m.corpus.encoding,
         tokens.into_iter().map(|t| t as usize).collect(),
     )
-    .ok_or_else(|| err(dir, "the token counts do not match the corpus; rebuild the index with `gqlnav index`"))?;
+    .ok_or_else(|| {
+        err(
+            dir,
+            "the token counts do not match the corpus; rebuild the index with `gqlnav index`",
+        )
+    })?;
     let rendered = Arc::new(rendered);
     let ctx = SearchContext::new(graph, corpus, rendered);
     if crate::bm25::fingerprint(&ctx) != m.corpus.fingerprint {
@@ -486,7 +508,10 @@ pub fn load_context(dir: &Path, graph: Arc<SchemaGraph>) -> Result<SearchContext
 
 /// Load a saved lexical index (`structure` or `bm25`) for a context. Vector and hybrid
 /// indexes need an embedder: load those with `gqlnav_embed::load_backend`.
-pub fn load_backend(dir: &Path, ctx: &SearchContext) -> Result<Box<dyn SearchBackend>, SearchError> {
+pub fn load_backend(
+    dir: &Path,
+    ctx: &SearchContext,
+) -> Result<Box<dyn SearchBackend>, SearchError> {
     let m = Manifest::read(dir)?;
     match m.backend.as_str() {
         "structure" => Ok(Box::new(crate::StructureBackend::load(dir, ctx)?)),

@@ -352,11 +352,15 @@ impl StructureBackend {
         }
         let v = r.u32()?;
         if v != LINKS_VERSION {
-            return Err(format!("{LINKS_FILE} has version {v}, expected {LINKS_VERSION}"));
+            return Err(format!(
+                "{LINKS_FILE} has version {v}, expected {LINKS_VERSION}"
+            ));
         }
         let file_n = r.u32()? as usize;
         if file_n != n {
-            return Err(format!("{LINKS_FILE} covers {file_n} entries, the corpus has {n}"));
+            return Err(format!(
+                "{LINKS_FILE} covers {file_n} entries, the corpus has {n}"
+            ));
         }
         let n_types = r.u32()? as usize;
         let owner_of = r.usizes(n_types)?;
@@ -369,7 +373,9 @@ impl StructureBackend {
         if n_depth != n {
             return Err(format!("{LINKS_FILE} has {n_depth} depths for {n} entries"));
         }
-        let depth_of = (0..n).map(|_| r.f32()).collect::<Result<Vec<f32>, String>>()?;
+        let depth_of = (0..n)
+            .map(|_| r.f32())
+            .collect::<Result<Vec<f32>, String>>()?;
         let paths = r.lists(n)?;
         let path_ids = r.lists(paths.len())?;
         let conn_of = r.lists(n)?;
@@ -706,7 +712,10 @@ mod tests {
         assert_eq!(c.type_paths, b.type_paths);
         assert_eq!(c.conn_of, b.conn_of);
         assert_eq!(c.iface_of, b.iface_of);
-        assert!(b.type_paths.iter().any(|p| !p.is_empty()), "the demo has paths");
+        assert!(
+            b.type_paths.iter().any(|p| !p.is_empty()),
+            "the demo has paths"
+        );
         // Every prefix is refused (truncation), and so is every 4-byte word set to a
         // huge value (a doc or type index out of range, an offset past the end), except
         // the depth floats, which any value fits.
@@ -728,6 +737,9 @@ mod tests {
         let words = (bytes.len() - 8) / 4 - n;
         assert_eq!(refused, words, "every non-float word is checked");
         let mut c = StructureBackend::new(StructureWeights::default());
-        assert!(c.decode_links(&bytes, n + 1).is_err(), "another corpus size");
+        assert!(
+            c.decode_links(&bytes, n + 1).is_err(),
+            "another corpus size"
+        );
     }
 }
