@@ -252,23 +252,10 @@ impl Corpus {
                     };
                     for (fname, f) in fields {
                         let args: Vec<ArgInfo> = f.arguments.iter().map(|a| arg_info(a)).collect();
-                        if opts.fields {
-                            entries.push(Entry {
-                                coordinate: format!("{name}.{fname}"),
-                                kind: EntryKind::Field,
-                                owner: name.to_string(),
-                                owner_kind,
-                                name: fname.to_string(),
-                                return_type: f.ty.to_string(),
-                                named_type: f.ty.inner_named_type().to_string(),
-                                description: desc(&f.description),
-                                args: args.clone(),
-                                deprecated: deprecation(&f.directives),
-                            });
-                        }
+                        let mut arg_entries = Vec::new();
                         if opts.arguments {
                             for (a, def) in args.iter().zip(f.arguments.iter()) {
-                                entries.push(Entry {
+                                arg_entries.push(Entry {
                                     coordinate: format!("{name}.{fname}({}:)", a.name),
                                     kind: EntryKind::Argument,
                                     owner: name.to_string(),
@@ -282,6 +269,23 @@ impl Corpus {
                                 });
                             }
                         }
+                        if opts.fields {
+                            entries.push(Entry {
+                                coordinate: format!("{name}.{fname}"),
+                                kind: EntryKind::Field,
+                                owner: name.to_string(),
+                                owner_kind,
+                                name: fname.to_string(),
+                                return_type: f.ty.to_string(),
+                                named_type: f.ty.inner_named_type().to_string(),
+                                description: desc(&f.description),
+                                // Moved, not cloned: a field's arguments are its own.
+                                args,
+                                deprecated: deprecation(&f.directives),
+                            });
+                        }
+                        // A field's argument entries follow it.
+                        entries.append(&mut arg_entries);
                     }
                 }
                 ExtendedType::InputObject(o) if opts.input_fields => {

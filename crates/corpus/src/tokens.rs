@@ -81,9 +81,21 @@ impl TokenMeter {
         bpe(self.encoding).encode_ordinary(text).len()
     }
 
-    /// Warm the encoder (its first use builds tables).
+    /// Warm the encoder (its first use builds tables: ~330 ms for o200k_base, ~150 ms for
+    /// cl100k_base on GitHub-sized work, release build, shared machine).
     pub fn warm(&self) {
         let _ = bpe(self.encoding);
+    }
+
+    /// Warm the encoder on a background thread, so start-up need not wait for it; a
+    /// [`TokenMeter::count`] that comes first waits for that one build (never a second).
+    /// Serving from a saved index needs no count for a plain search (the hits' token
+    /// counts are saved), so this takes the BPE load off the path to the first answer.
+    pub fn warm_in_background(&self) -> std::thread::JoinHandle<()> {
+        let encoding = self.encoding;
+        std::thread::spawn(move || {
+            let _ = bpe(encoding);
+        })
     }
 }
 
@@ -200,6 +212,16 @@ mod tests {
         assert_eq!(o.encoding().to_string(), "o200k_base");
         assert_eq!(Encoding::parse("cl100k"), Some(Encoding::Cl100kBase));
         assert!(Encoding::parse("p50k").is_none());
+    }
+
+    #[test]
+    fn background_warm_then_count_gives_the_same_counts() {
+        let c = TokenMeter::new(Encoding::Cl100kBase);
+        let h = c.warm_in_background();
+        // Counting right away waits for the one build in progress.
+        assert_eq!(c.count("hello world"), 2);
+        assert!(h.join().is_ok());
+        assert_eq!(c.count("type Query { viewer: User! }"), 8);
     }
 }
 

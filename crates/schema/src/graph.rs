@@ -92,6 +92,8 @@ pub struct SchemaGraph {
     /// Memo of [`SchemaGraph::paths_to_type`] without a tail, keyed by
     /// (type, max_paths, max_depth, include_mutation).
     path_memo: std::sync::Mutex<HashMap<PathKey, Vec<Vec<String>>>>,
+    /// [`SchemaGraph::fingerprint`], computed on first use.
+    fingerprint: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for SchemaGraph {
@@ -237,14 +239,37 @@ impl SchemaGraph {
             implementers,
             dist: HashMap::new(),
             path_memo: std::sync::Mutex::new(HashMap::new()),
+            fingerprint: std::sync::OnceLock::new(),
         };
-        for kind in [RootKind::Query, RootKind::Subscription, RootKind::Mutation] {
-            if let Some(root) = g.root(kind).map(str::to_string) {
-                let d = g.forward_distances(&root);
-                g.dist.insert(kind, d);
+        // One forward map for all roots (building it per root took ~4 ms each on GitHub).
+        let mut forward: HashMap<&str, Vec<(&str, u64)>> = HashMap::new();
+        for (ty, prods) in &g.weighted_producers {
+            for (fr, c) in prods {
+                forward
+                    .entry(fr.owner.as_str())
+                    .or_default()
+                    .push((ty.as_str(), *c));
             }
         }
+        let mut dist = HashMap::new();
+        for kind in [RootKind::Query, RootKind::Subscription, RootKind::Mutation] {
+            if let Some(root) = g.root(kind) {
+                dist.insert(kind, g.forward_distances(root, &forward));
+            }
+        }
+        drop(forward);
+        g.dist = dist;
         g
+    }
+
+    /// A fingerprint of everything in the schema that a ranker reads (root operation
+    /// types; per type, in declaration order, its kind, name, description, interfaces,
+    /// union members, fields and arguments with types, defaults, descriptions and
+    /// deprecations, enum values and input fields), computed once (~5 ms on GitHub).
+    /// Saved indexes record it to refuse being served for another schema.
+    pub fn fingerprint(&self) -> &str {
+        self.fingerprint
+            .get_or_init(|| crate::fingerprint::schema_fingerprint(&self.schema))
     }
 
     /// The root type name of an operation kind, from the schema definition.
@@ -303,38 +328,35 @@ impl SchemaGraph {
             .or_else(|| self.distance_from_root(RootKind::Subscription, ty))
     }
 
-    fn forward_distances(&self, root: &str) -> HashMap<String, u64> {
-        // Dijkstra over the reverse of `weighted_producers`, from the root.
-        let mut forward: HashMap<&str, Vec<(&str, u64)>> = HashMap::new();
-        for (ty, prods) in &self.weighted_producers {
-            for (fr, c) in prods {
-                forward
-                    .entry(fr.owner.as_str())
-                    .or_default()
-                    .push((ty.as_str(), *c));
-            }
-        }
-        let mut dist: HashMap<String, u64> = HashMap::new();
+    /// Cheapest cost from `root` to every type it reaches: Dijkstra over `forward`
+    /// (owner type -> (type one of its fields can produce, hop cost)), the reverse of
+    /// `weighted_producers`.
+    fn forward_distances(
+        &self,
+        root: &str,
+        forward: &HashMap<&str, Vec<(&str, u64)>>,
+    ) -> HashMap<String, u64> {
+        let mut done: HashMap<&str, u64> = HashMap::new();
         let mut heap = BinaryHeap::new();
-        heap.push(Reverse((0u64, root.to_string())));
+        heap.push(Reverse((0u64, root)));
         while let Some(Reverse((d, t))) = heap.pop() {
-            if dist.contains_key(&t) {
+            if done.contains_key(t) {
                 continue;
             }
-            dist.insert(t.clone(), d);
+            done.insert(t, d);
             // Paths never pass through another root type.
-            if t != root && self.root_kind(&t).is_some() {
+            if t != root && self.root_kind(t).is_some() {
                 continue;
             }
-            if let Some(next) = forward.get(t.as_str()) {
-                for (n, c) in next {
-                    if !dist.contains_key(*n) {
-                        heap.push(Reverse((d + c, n.to_string())));
+            if let Some(next) = forward.get(t) {
+                for &(n, c) in next {
+                    if !done.contains_key(n) {
+                        heap.push(Reverse((d + c, n)));
                     }
                 }
             }
         }
-        dist
+        done.into_iter().map(|(t, d)| (t.to_string(), d)).collect()
     }
 
     /// Root-first paths of field coordinates that reach `coordinate` (a field `Type.field`,

@@ -3,6 +3,7 @@
 
 pub mod coordinate;
 pub mod error;
+mod fingerprint;
 pub mod graph;
 pub mod introspection;
 pub mod load;

@@ -98,7 +98,31 @@ fn child(mode: &str, schema: &Path, dir: &Path) {
             clock.lap("  parse + validate (apollo)");
             let g = gqlnav_schema::SchemaGraph::new(valid.into_inner(), label, Vec::new());
             clock.lap("  SchemaGraph::new");
-            drop((doc, g));
+            let fp = saved::schema_fingerprint(&g);
+            clock.lap("  saved::schema_fingerprint");
+            let corpus = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+            clock.lap("  Corpus::build");
+            let texts = corpus.render_texts(RENDERING);
+            clock.lap("  render texts (no counts)");
+            let meter = TokenMeter::default();
+            meter.warm();
+            clock.lap("  TokenMeter warm (o200k_base BPE load)");
+            let n: usize = texts.iter().map(|t| meter.count(t)).sum();
+            clock.lap("  count tokens of every text");
+            gqlnav_corpus::TokenMeter::new(gqlnav_corpus::Encoding::Cl100kBase).warm();
+            clock.lap("  TokenMeter warm (cl100k_base BPE load)");
+            let rendered = gqlnav_corpus::RenderedCorpus::from_counts(
+                &corpus,
+                RENDERING,
+                meter.encoding(),
+                vec![0; corpus.len()],
+            )
+            .expect("counts");
+            let ctx = SearchContext::new(Arc::new(g), corpus, Arc::new(rendered));
+            clock.lap("  (context)");
+            let cfp = gqlnav_search::bm25::fingerprint(&ctx);
+            clock.lap("  bm25::fingerprint (corpus)");
+            drop((doc, fp, n, cfp));
         }
         "index" | "save" => {
             let graph = Arc::new(
@@ -119,6 +143,11 @@ fn child(mode: &str, schema: &Path, dir: &Path) {
             if mode == "save" {
                 b.save(dir).expect("save");
                 clock.lap("save");
+                let mut bm = gqlnav_search::Bm25Backend::new(gqlnav_search::Bm25Config::new(
+                    gqlnav_search::Analyzer::Identifier,
+                ));
+                bm.index(&ctx).expect("bm25 index");
+                bm.save(&bm25_dir(dir)).expect("bm25 save");
             }
             first_search(&mut clock, &ctx, &b);
         }
@@ -204,15 +233,22 @@ fn main() {
             println!("  {med:>9.1}  {name}");
         }
     }
-    let size: u64 = walk(&dir);
-    println!("\nsaved index: {} ({} KiB)", dir.display(), size / 1024);
-    for e in std::fs::read_dir(&dir).expect("index dir").flatten() {
-        println!(
-            "  {:>8} KiB  {}",
-            walk(&e.path()) / 1024,
-            e.file_name().to_string_lossy()
-        );
+    for d in [dir.clone(), bm25_dir(&dir)] {
+        println!("\nsaved index: {} ({} KiB)", d.display(), walk(&d) / 1024);
+        let mut files = Vec::new();
+        list(&d, &d, &mut files);
+        files.sort();
+        for (rel, bytes) in files {
+            println!("  {:>9} B  {rel}", bytes);
+        }
     }
+}
+
+/// Where the example keeps a saved BM25 index next to the structure one.
+fn bm25_dir(dir: &Path) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push("-bm25");
+    dir.with_file_name(name)
 }
 
 fn walk(p: &Path) -> u64 {
@@ -222,5 +258,21 @@ fn walk(p: &Path) -> u64 {
             .unwrap_or(0),
         Ok(m) => m.len(),
         Err(_) => 0,
+    }
+}
+
+fn list(root: &Path, p: &Path, out: &mut Vec<(String, u64)>) {
+    for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            list(root, &path, out);
+        } else {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            out.push((rel, e.metadata().map(|m| m.len()).unwrap_or(0)));
+        }
     }
 }

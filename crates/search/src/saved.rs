@@ -15,12 +15,10 @@
 //! fingerprint ([`crate::bm25::fingerprint`]) and every listed file's length and hash;
 //! any mismatch is a [`SearchError`] that says what to do, never a panic.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, RenderedCorpus, Rendering};
-use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::SchemaGraph;
 
 use crate::{SearchBackend, SearchContext, SearchError};
@@ -141,13 +139,6 @@ impl Fnv {
     }
 }
 
-impl std::fmt::Write for Fnv {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.bytes(s.as_bytes());
-        Ok(())
-    }
-}
-
 /// A fast 64-bit content hash (FNV-style over 8-byte words, then the tail bytes and the
 /// length), to detect corrupted or truncated files. Not cryptographic.
 pub fn hash_bytes(b: &[u8]) -> u64 {
@@ -168,120 +159,10 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
     h ^ (h >> 32)
 }
 
-/// A fingerprint of everything in a schema that any ranker reads: root operation types,
-/// and per type (declaration order) its kind, name, description, implemented
-/// interfaces, union members, fields (name, type, description, arguments with types
-/// and defaults) and enum values.
+/// A fingerprint of everything in a schema that any ranker reads
+/// ([`SchemaGraph::fingerprint`], computed once per graph).
 pub fn schema_fingerprint(graph: &SchemaGraph) -> String {
-    let mut h = Fnv::new();
-    let s = &graph.schema;
-    let root = |h: &mut Fnv, r: &Option<gqlnav_schema::apollo_compiler::schema::ComponentName>| {
-        h.str(r.as_ref().map(|c| c.name.as_str()).unwrap_or(""))
-    };
-    root(&mut h, &s.schema_definition.query);
-    root(&mut h, &s.schema_definition.mutation);
-    root(&mut h, &s.schema_definition.subscription);
-    let mut n_types = 0usize;
-    for (name, ty) in &s.types {
-        if ty.is_built_in() {
-            continue;
-        }
-        n_types += 1;
-        h.str(name.as_str());
-        h.str(ty.description().map(|d| &**d).unwrap_or(""));
-        match ty {
-            ExtendedType::Object(o) => {
-                h.str("O");
-                for i in &o.implements_interfaces {
-                    h.str(i.name.as_str());
-                }
-                fields(&mut h, o.fields.iter().map(|(n, f)| (n, &*f.node)));
-            }
-            ExtendedType::Interface(o) => {
-                h.str("I");
-                for i in &o.implements_interfaces {
-                    h.str(i.name.as_str());
-                }
-                fields(&mut h, o.fields.iter().map(|(n, f)| (n, &*f.node)));
-            }
-            ExtendedType::Union(u) => {
-                h.str("U");
-                for m in &u.members {
-                    h.str(m.name.as_str());
-                }
-            }
-            ExtendedType::Enum(e) => {
-                h.str("E");
-                for (v, d) in &e.values {
-                    h.str(v.as_str());
-                    h.str(d.description.as_deref().unwrap_or(""));
-                    h.str(if d.directives.has("deprecated") {
-                        "d"
-                    } else {
-                        ""
-                    });
-                }
-            }
-            ExtendedType::InputObject(o) => {
-                h.str("N");
-                for (n, f) in &o.fields {
-                    input_value(&mut h, n.as_str(), f);
-                }
-            }
-            ExtendedType::Scalar(_) => h.str("S"),
-        }
-    }
-    format!("{:016x}-{n_types}", h.0)
-}
-
-fn fields<'a>(
-    h: &mut Fnv,
-    it: impl Iterator<
-        Item = (
-            &'a gqlnav_schema::apollo_compiler::Name,
-            &'a gqlnav_schema::apollo_compiler::ast::FieldDefinition,
-        ),
-    >,
-) {
-    for (n, f) in it {
-        h.str(n.as_str());
-        let _ = write!(h, "{}", f.ty);
-        h.str("");
-        h.str(f.description.as_deref().unwrap_or(""));
-        h.str(deprecation(&f.directives));
-        for a in &f.arguments {
-            input_value(h, a.name.as_str(), a);
-        }
-        h.str(")");
-    }
-}
-
-fn deprecation(d: &gqlnav_schema::apollo_compiler::ast::DirectiveList) -> &str {
-    match d.get("deprecated") {
-        Some(dir) => dir
-            .specified_argument_by_name("reason")
-            .and_then(|v| v.as_str())
-            .unwrap_or("deprecated"),
-        None => "",
-    }
-}
-
-fn input_value(
-    h: &mut Fnv,
-    name: &str,
-    v: &gqlnav_schema::apollo_compiler::ast::InputValueDefinition,
-) {
-    h.str(name);
-    let _ = write!(h, "{}", v.ty);
-    h.str("");
-    match &v.default_value {
-        Some(d) => {
-            let _ = write!(h, "={d}");
-        }
-        None => h.str(""),
-    }
-    h.str(v.description.as_deref().unwrap_or(""));
-    h.str(deprecation(&v.directives));
+    graph.fingerprint().to_string()
 }
 
 fn err(dir: &Path, reason: impl Into<String>) -> SearchError {

@@ -1,8 +1,6 @@
 //! Saved indexes: a loaded backend answers exactly as a freshly indexed one, on real
 //! schemas; a mismatched or damaged index is refused with an error, never a panic.
 
-type Bits = (usize, u32, Vec<(String, u32)>);
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -91,27 +89,22 @@ fn assert_same(fresh: &dyn SearchBackend, loaded: &dyn SearchBackend, qs: &[Quer
     for q in qs {
         let a = fresh.search(q, 50).expect("fresh search");
         let b = loaded.search(q, 50).expect("loaded search");
-        let bits = |v: &[Scored]| -> Vec<Bits> {
-            v.iter()
-                .map(|s| {
-                    (
-                        s.doc,
-                        s.score.to_bits(),
-                        s.explain
-                            .iter()
-                            .map(|(n, x)| (n.clone(), x.to_bits()))
-                            .collect(),
-                    )
-                })
-                .collect()
-        };
-        assert_eq!(bits(&a), bits(&b), "query {:?}", q.text);
+        // Same docs, same order, equal scores and explanations.
+        assert_eq!(a, b, "query {:?}", q.text);
         nonempty += usize::from(!a.is_empty());
     }
     assert!(nonempty >= 5, "only {nonempty} questions found anything");
 }
 
-fn save_and_reload(b: &dyn SearchBackend, ctx: &SearchContext) -> (tempfile::TempDir, PathBuf) {
+/// The default structure ranker, indexed over `ctx`.
+fn structure(ctx: &SearchContext) -> StructureBackend {
+    let mut b = StructureBackend::new(StructureWeights::default());
+    b.index(ctx).expect("index");
+    b
+}
+
+/// Save an indexed backend into a fresh temporary directory.
+fn save(b: &dyn SearchBackend) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("index");
     b.save(&dir).expect("save");
@@ -122,7 +115,6 @@ fn save_and_reload(b: &dyn SearchBackend, ctx: &SearchContext) -> (tempfile::Tem
         .map(|e| e.file_name().to_string_lossy().to_string())
         .collect();
     assert_eq!(names, ["index"]);
-    let _ = ctx;
     (tmp, dir)
 }
 
@@ -131,9 +123,8 @@ fn structure_loaded_ranks_exactly_as_fresh_on_linear_and_demo() {
     let qs = questions();
     for schema in [linear(), demo()] {
         let ctx = context(&schema, Rendering::DotPlusGloss);
-        let mut fresh = StructureBackend::new(StructureWeights::default());
-        fresh.index(&ctx).expect("index");
-        let (_tmp, dir) = save_and_reload(&fresh, &ctx);
+        let fresh = structure(&ctx);
+        let (_tmp, dir) = save(&fresh);
         // Over the same context, and over a context rebuilt from the saved index.
         let loaded = StructureBackend::load(&dir, &ctx).expect("load");
         assert_same(&fresh, &loaded, &qs);
@@ -163,7 +154,7 @@ fn structure_with_other_weights_and_channels_off_round_trips() {
         .expect("weights");
     let mut fresh = StructureBackend::new(w).without(&["iface", "depth"]);
     fresh.index(&ctx).expect("index");
-    let (_tmp, dir) = save_and_reload(&fresh, &ctx);
+    let (_tmp, dir) = save(&fresh);
     let loaded = StructureBackend::load(&dir, &ctx).expect("load");
     assert_eq!(loaded.disabled, ["iface", "depth"]);
     assert_eq!(loaded.weights.seeds, 7);
@@ -179,7 +170,7 @@ fn bm25_loaded_ranks_exactly_as_fresh_for_both_analyzers() {
         for analyzer in [Analyzer::Standard, Analyzer::Identifier] {
             let mut fresh = Bm25Backend::new(Bm25Config::new(analyzer));
             fresh.index(&ctx).expect("index");
-            let (_tmp, dir) = save_and_reload(&fresh, &ctx);
+            let (_tmp, dir) = save(&fresh);
             let loaded = Bm25Backend::load(&dir, &ctx).expect("load");
             assert_same(&fresh, &loaded, &qs);
             let any = saved::load_backend(&dir, &ctx).expect("load backend");
@@ -205,9 +196,8 @@ fn index_to_dir_still_refuses_a_non_empty_directory_and_loads() {
 #[test]
 fn manifest_names_backend_schema_corpus_and_files() {
     let ctx = context(&linear(), Rendering::DotPlusGloss);
-    let mut b = StructureBackend::new(StructureWeights::default());
-    b.index(&ctx).expect("index");
-    let (_tmp, dir) = save_and_reload(&b, &ctx);
+    let b = structure(&ctx);
+    let (_tmp, dir) = save(&b);
     let m = Manifest::read(&dir).expect("manifest");
     assert_eq!(m.format, saved::FORMAT);
     assert_eq!(m.backend, "structure");
@@ -244,9 +234,8 @@ fn manifest_names_backend_schema_corpus_and_files() {
 #[test]
 fn an_index_for_another_schema_is_refused_with_the_rebuild_command() {
     let lin = context(&linear(), Rendering::DotPlusGloss);
-    let mut b = StructureBackend::new(StructureWeights::default());
-    b.index(&lin).expect("index");
-    let (_tmp, dir) = save_and_reload(&b, &lin);
+    let b = structure(&lin);
+    let (_tmp, dir) = save(&b);
     let demo_ctx = context(&demo(), Rendering::DotPlusGloss);
     let e = StructureBackend::load(&dir, &demo_ctx)
         .err()
@@ -284,7 +273,7 @@ fn an_index_for_another_schema_is_refused_with_the_rebuild_command() {
     // A bm25 index is not a structure index.
     let mut bm = Bm25Backend::new(Bm25Config::new(Analyzer::Identifier));
     bm.index(&lin).expect("index");
-    let (_t2, bdir) = save_and_reload(&bm, &lin);
+    let (_t2, bdir) = save(&bm);
     let e = StructureBackend::load(&bdir, &lin)
         .err()
         .expect("wrong kind");
@@ -307,9 +296,8 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn damaged_files_give_errors_not_panics() {
     let ctx = context(&demo(), Rendering::DotPlusGloss);
-    let mut b = StructureBackend::new(StructureWeights::default());
-    b.index(&ctx).expect("index");
-    let (tmp, dir) = save_and_reload(&b, &ctx);
+    let b = structure(&ctx);
+    let (tmp, dir) = save(&b);
     let m = Manifest::read(&dir).expect("manifest");
     let mut n = 0;
     for f in &m.files {
@@ -368,8 +356,7 @@ fn saving_replaces_an_index_but_never_a_users_directory() {
     let mine = tmp.path().join("mine");
     std::fs::create_dir(&mine).expect("mkdir");
     std::fs::write(mine.join("keep.txt"), "mine").expect("write");
-    let mut b = StructureBackend::new(StructureWeights::default());
-    b.index(&ctx).expect("index");
+    let b = structure(&ctx);
     let e = b.save(&mine).expect_err("user directory");
     assert!(e.to_string().contains("not a saved gqlnav index"), "{e}");
     assert!(mine.join("keep.txt").is_file());
