@@ -122,8 +122,6 @@ pub struct SearchPage {
     pub items: Vec<SearchItem>,
     /// A next page exists.
     pub more: bool,
-    /// The budget stopped the page before its first item, which alone costs this much.
-    pub first_over_budget: Option<usize>,
 }
 
 /// Check a query text: not empty, not too long.
@@ -171,15 +169,14 @@ fn item_block(rank: usize, it: &SearchItem) -> String {
 impl Toolbox {
     /// Rank and page: the ranker's hits turned into items by the search stage's
     /// [`SearchContext::hit`](gqlnav_search::SearchContext::hit) and cut by its
-    /// [`page`] rule. `cost` gives an item's tokens (for a budget; 0 when there is none).
-    /// Shared by `search_schema` and the GraphQL endpoint's `__search`.
+    /// [`page`] rule. Shared by `search_schema` and the GraphQL endpoint's `__search`
+    /// (a budgeted `search_schema` answers with a slice instead, so pages carry no budget).
     pub fn ranked_page(
         &self,
         generation: &Generation,
         query: &str,
         req: &PageRequest,
         paths: usize,
-        mut cost: impl FnMut(usize, &SearchItem) -> usize,
     ) -> Result<SearchPage, String> {
         check_query(query)?;
         let scored = generation
@@ -199,13 +196,11 @@ impl Toolbox {
                 paths_to_root: hit.paths_to_root,
                 cursor: make_cursor(slot.rank + 1, query, generation.number),
             };
-            let tokens = cost(slot.rank, &item);
-            (item, tokens)
+            (item, 0)
         });
         Ok(SearchPage {
             items: p.items,
             more: p.more,
-            first_over_budget: p.first_over_budget,
         })
     }
 
@@ -231,13 +226,7 @@ impl Toolbox {
             offset,
             ..PageRequest::first(limit)
         };
-        let page = match self.ranked_page(
-            &generation,
-            &a.query,
-            &req,
-            self.config.paths_per_hit,
-            |_, _| 0,
-        ) {
+        let page = match self.ranked_page(&generation, &a.query, &req, self.config.paths_per_hit) {
             Ok(p) => p,
             Err(e) => return ToolOutput::err(e, None),
         };

@@ -286,14 +286,13 @@ impl Toolbox {
     /// Replace the schema: build the next generation (corpus, index, slicer) with the kept
     /// factory, then swap all of it at once. On error nothing changes.
     pub fn reload(&self, graph: Arc<SchemaGraph>) -> Result<u64, ToolboxError> {
-        let number = self.generation().number + 1;
-        let next = Generation::build(graph, &self.factory, &self.meter, number)
-            .map_err(ToolboxError::Index)?;
+        let mut next =
+            Generation::build(graph, &self.factory, &self.meter, 0).map_err(ToolboxError::Index)?;
+        // Numbered under the lock, so two reloads never share a number.
         let mut w = self.current.write().unwrap_or_else(|p| p.into_inner());
-        let number = w.number.max(number - 1) + 1;
-        let next = Generation { number, ..next };
+        next.number = w.number + 1;
         *w = Arc::new(next);
-        Ok(number)
+        Ok(w.number)
     }
 
     /// Poll a schema file's modification time every `every` and [`reload`](Self::reload)

@@ -190,7 +190,7 @@ impl ObjectValue for RootObj<'_> {
                 };
                 let page = self
                     .tools
-                    .ranked_page(self.generation, query, &req, self.paths, |_, _| 0)
+                    .ranked_page(self.generation, query, &req, self.paths)
                     .map_err(err)?;
                 Ok(ResolvedValue::list(page.items.into_iter().map(|item| {
                     ResolvedValue::object(SearchResultObj {
