@@ -302,6 +302,16 @@ struct Parsed {
     question: Option<Question>,
 }
 
+/// Parse one WG query file's text: its question, or the problem (with its line). For
+/// tools and fuzzing; directories load with [`load_wg_dir`].
+pub fn parse_wg_file(
+    file: &str,
+    text: &str,
+    mode: TargetMode,
+) -> Result<Option<Question>, Problem> {
+    parse_wg(file, text, mode).map(|p| p.question)
+}
+
 /// Parse one WG query file.
 fn parse_wg(file: &str, text: &str, mode: TargetMode) -> Result<Parsed, Problem> {
     let w: WgFile = serde_saphyr::from_str(text).map_err(|e| yaml_problem(file, &e))?;

@@ -15,8 +15,8 @@ pub mod report;
 pub mod slice_bench;
 
 pub use dataset::{
-    is_plain_field, load_tsv, load_wg_dir, parse_tsv, validate_targets, Dataset, Problem, Question,
-    TargetMode, Variant, WgOptions,
+    is_plain_field, load_tsv, load_wg_dir, parse_tsv, parse_wg_file, validate_targets, Dataset,
+    Problem, Question, TargetMode, Variant, WgOptions,
 };
 pub use error::BenchError;
 pub use metrics::{

@@ -40,11 +40,7 @@ impl SearchBackend for Oracle {
         Ok(docs
             .into_iter()
             .enumerate()
-            .map(|(i, doc)| Scored {
-                doc,
-                score: -(i as f32),
-                explain: Vec::new(),
-            })
+            .map(|(i, doc)| Scored::new(doc, -(i as f32)))
             .collect())
     }
 }

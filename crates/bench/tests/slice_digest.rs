@@ -28,24 +28,6 @@ const SDL_B2000_CLOSED_ALL: &str = "fdfb6644cfa255c4";
 const DENSE_AUTO_FIFTHS: &str = "0c352d07fd89859d";
 const SDL_B2000_CLOSED_FIFTHS: &str = "71e7c13ca2a15f16";
 
-/// FNV-1a, 64 bits: stable across platforms and Rust versions.
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn hex(&self) -> String {
-        format!("{:016x}", self.0)
-    }
-}
-
 fn configs() -> Vec<(&'static str, SliceOptions)> {
     vec![
         (
@@ -121,7 +103,7 @@ fn digests(keep: impl Fn(usize) -> bool + Sync) -> (Vec<String>, usize) {
     let mut out = Vec::new();
     let mut n = 0;
     for (c, (name, _)) in configs().iter().enumerate() {
-        let mut h = Fnv::new();
+        let mut h = gqlnav_schema::Fnv64::new();
         n = 0;
         for (id, sdl, tokens) in per_schema.iter().flat_map(|s| &s[c]) {
             n += 1;

@@ -92,7 +92,7 @@ pub fn config_from(args: &ServeArgs, headers: Vec<(String, String)>) -> Result<S
         c.index_dir = Some(v.clone());
     }
     if let Some(v) = args.max_depth {
-        c.tools.policy.max_depth = v;
+        c.tools.policy.cost.max_depth = v;
     }
     if let Some(v) = args.upstream_timeout {
         c.tools.policy.timeout = Duration::from_secs(v.max(1));

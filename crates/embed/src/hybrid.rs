@@ -224,11 +224,7 @@ impl SearchBackend for HybridBackend {
         }
         let fused = acc
             .iter()
-            .map(|(&doc, &(ca, cb))| Scored {
-                doc,
-                score: ca + cb,
-                explain: Vec::new(),
-            })
+            .map(|(&doc, &(ca, cb))| Scored::new(doc, ca + cb))
             .collect();
         let mut top = top_k(fused, k);
         for s in &mut top {

@@ -53,24 +53,16 @@ pub trait Embedder: Send + Sync {
     fn prompts(&self) -> Prompts;
 
     /// Embed documents (the document prompt is applied), in input order.
-    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
+    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        self.embed_documents_with_progress(texts, &|_, _| {})
+    }
 
     /// Embed documents, reporting `(done, total)` as batches complete.
-    ///
-    /// The default calls [`Embedder::embed_documents`] in chunks of 64.
     fn embed_documents_with_progress(
         &self,
         texts: &[String],
         progress: Progress<'_>,
-    ) -> Result<Vec<Vec<f32>>> {
-        let mut out = Vec::with_capacity(texts.len());
-        progress(0, texts.len());
-        for chunk in texts.chunks(64) {
-            out.extend(self.embed_documents(chunk)?);
-            progress(out.len(), texts.len());
-        }
-        Ok(out)
-    }
+    ) -> Result<Vec<Vec<f32>>>;
 
     /// Embed one query (the query prompt is applied).
     fn embed_query(&self, text: &str) -> Result<Vec<f32>>;

@@ -890,10 +890,6 @@ impl Embedder for LocalModel {
         self.prompts.clone()
     }
 
-    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        self.embed_documents_with_progress(texts, &|_, _| {})
-    }
-
     fn embed_documents_with_progress(
         &self,
         texts: &[String],

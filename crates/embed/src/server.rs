@@ -408,9 +408,6 @@ macro_rules! server_embedder {
             fn prompts(&self) -> Prompts {
                 self.http.prompts()
             }
-            fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-                self.embed_documents_with_progress(texts, &|_, _| {})
-            }
             fn embed_documents_with_progress(
                 &self,
                 texts: &[String],

@@ -24,11 +24,7 @@ impl SearchBackend for Scripted {
         let v = self
             .list
             .iter()
-            .map(|&(doc, score)| Scored {
-                doc,
-                score,
-                explain: vec![],
-            })
+            .map(|&(doc, score)| Scored::new(doc, score))
             .collect();
         Ok(top_k(v, k))
     }

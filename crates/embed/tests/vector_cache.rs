@@ -271,7 +271,11 @@ fn mismatched_embedder_output_is_an_error() {
         fn prompts(&self) -> gqlnav_embed::Prompts {
             gqlnav_embed::Prompts::none()
         }
-        fn embed_documents(&self, texts: &[String]) -> gqlnav_embed::Result<Vec<Vec<f32>>> {
+        fn embed_documents_with_progress(
+            &self,
+            texts: &[String],
+            _: gqlnav_embed::Progress<'_>,
+        ) -> gqlnav_embed::Result<Vec<Vec<f32>>> {
             Ok(texts
                 .iter()
                 .enumerate()

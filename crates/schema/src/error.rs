@@ -4,12 +4,22 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum SchemaError {
-    #[error("cannot read schema file `{path}`: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The cause is said once, in the message (it is not also a `source`, which would
+    /// print it twice in a chain).
+    #[error("cannot read schema file `{path}`: {reason}")]
+    Io { path: String, reason: String },
+    #[error("schema file `{path}` is larger than {limit} bytes; refusing to read it (the largest real schemas are a few MB; raise --max-schema-bytes if this one really is larger)")]
+    FileTooLarge { path: String, limit: u64 },
+    #[error(
+        "`{path}` is binary data, not SDL or introspection JSON (a NUL byte at offset {offset})"
+    )]
+    Binary { path: String, offset: usize },
+    #[error(
+        "`{path}` is not UTF-8 text (invalid bytes at offset {offset}); SDL and JSON must be UTF-8"
+    )]
+    NotUtf8 { path: String, offset: usize },
+    #[error("`{path}` is too large to parse: {detail}")]
+    ParseLimit { path: String, detail: String },
     #[error("`{path}` holds no usable GraphQL schema (expected SDL such as `type Query {{ … }}`): {detail}")]
     NoUsableSchema { path: String, detail: String },
     #[error("`{path}` is not an introspection result: expected JSON of the form {{\"data\":{{\"__schema\":…}}}} or {{\"__schema\":…}}: {detail}")]

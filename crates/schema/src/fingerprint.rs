@@ -6,30 +6,7 @@ use std::fmt::Write as _;
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::Schema;
 
-/// 64-bit FNV-1a.
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf29ce484222325)
-    }
-    fn byte(&mut self, x: u8) {
-        self.0 ^= x as u64;
-        self.0 = self.0.wrapping_mul(0x100000001b3);
-    }
-    /// A string and a terminator, so `("ab","c")` and `("a","bc")` differ.
-    fn str(&mut self, s: &str) {
-        let _ = self.write_str(s);
-        self.byte(0);
-    }
-}
-
-impl std::fmt::Write for Fnv {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        s.bytes().for_each(|x| self.byte(x));
-        Ok(())
-    }
-}
+use crate::Fnv64 as Fnv;
 
 /// A fingerprint of everything in a schema that any ranker reads: root operation types,
 /// and per type (declaration order) its kind, name, description, implemented
@@ -93,7 +70,7 @@ pub(crate) fn schema_fingerprint(s: &Schema) -> String {
             ExtendedType::Scalar(_) => h.str("S"),
         }
     }
-    format!("{:016x}-{n_types}", h.0)
+    format!("{:016x}-{n_types}", h.finish())
 }
 
 fn fields<'a>(

@@ -4,6 +4,7 @@
 pub mod coordinate;
 pub mod error;
 mod fingerprint;
+mod fnv;
 pub mod graph;
 pub mod introspection;
 pub mod load;
@@ -11,6 +12,7 @@ pub mod load;
 pub use apollo_compiler;
 pub use coordinate::{Coordinate, CoordinateKind};
 pub use error::SchemaError;
+pub use fnv::Fnv64;
 pub use graph::{FieldRef, PathOptions, RootKind, SchemaGraph, Warning};
 pub use load::{
     load, load_endpoint, load_file, load_introspection_str, load_sdl_str, parse_header,

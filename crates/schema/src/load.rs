@@ -25,6 +25,8 @@ pub struct EndpointOptions {
     pub timeout: Duration,
     /// Largest accepted `ofType` nesting.
     pub max_type_depth: usize,
+    /// Largest schema file read (a path source), in bytes.
+    pub max_file_bytes: u64,
 }
 
 impl Default for EndpointOptions {
@@ -35,6 +37,7 @@ impl Default for EndpointOptions {
             connect_timeout: Duration::from_secs(10),
             timeout: Duration::from_secs(60),
             max_type_depth: DEFAULT_MAX_TYPE_DEPTH,
+            max_file_bytes: DEFAULT_MAX_SCHEMA_BYTES,
         }
     }
 }
@@ -69,8 +72,13 @@ pub fn parse_headers_env(s: &str) -> Result<Vec<(String, String)>, SchemaError> 
         .collect()
 }
 
+/// Most warnings kept per load (a garbage file yields one per token).
+const MAX_WARNINGS: usize = 1_000;
+
 fn warnings_from(list: &DiagnosticList, path: &str) -> Vec<Warning> {
-    list.iter()
+    let mut out: Vec<Warning> = list
+        .iter()
+        .take(MAX_WARNINGS)
         .map(|d| {
             let location = match d.line_column_range() {
                 Some(r) => format!("{path}:{}:{}", r.start.line, r.start.column),
@@ -81,7 +89,14 @@ fn warnings_from(list: &DiagnosticList, path: &str) -> Vec<Warning> {
                 message: d.error.to_string(),
             }
         })
-        .collect()
+        .collect();
+    if list.len() > MAX_WARNINGS {
+        out.push(Warning {
+            location: path.to_string(),
+            message: format!("… and {} more problems", list.len() - MAX_WARNINGS),
+        });
+    }
+    out
 }
 
 fn usable(schema: &Schema) -> bool {
@@ -93,10 +108,30 @@ fn usable(schema: &Schema) -> bool {
 /// Load a schema from SDL text. Invalid parts become warnings; only a schema with no
 /// usable object type is refused.
 pub fn load_sdl_str(sdl: &str, path: &str) -> Result<SchemaGraph, SchemaError> {
-    match Schema::parse_and_validate(sdl, path) {
-        Ok(valid) => Ok(SchemaGraph::new(valid.into_inner(), path, Vec::new())),
+    let parsed = apollo_compiler::parser::Parser::new()
+        .token_limit(MAX_SCHEMA_TOKENS)
+        .parse_schema(sdl, path);
+    // Syntax errors, then validation of what parsed (as `Schema::parse_and_validate`).
+    let (validated, mut warnings) = match parsed {
+        Ok(s) => (s.validate(), Vec::new()),
         Err(with) => {
-            let warnings = warnings_from(&with.errors, path);
+            if let Some(d) = with
+                .errors
+                .iter()
+                .find(|d| d.error.to_string().contains("token limit"))
+            {
+                return Err(SchemaError::ParseLimit {
+                    path: path.to_string(),
+                    detail: d.error.to_string(),
+                });
+            }
+            (with.partial.validate(), warnings_from(&with.errors, path))
+        }
+    };
+    match validated {
+        Ok(valid) => Ok(SchemaGraph::new(valid.into_inner(), path, warnings)),
+        Err(with) => {
+            warnings.extend(warnings_from(&with.errors, path));
             if !usable(&with.partial) {
                 let detail = warnings
                     .first()
@@ -141,14 +176,86 @@ fn load_introspection_value(
     load_sdl_str(&sdl, path)
 }
 
+/// The largest schema file read by default (Shopify's SDL, the largest measured, is
+/// 3.2 MB).
+pub const DEFAULT_MAX_SCHEMA_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Most lexical tokens in a schema document (GitHub's 1.5 MB SDL has about 170k; this
+/// bounds the parser's work and memory on garbage input).
+pub const MAX_SCHEMA_TOKENS: usize = 4_000_000;
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => {
+            "it is a directory; pass the schema file inside it".into()
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// Read a schema file as text: at most `max` bytes (refused past that, before reading
+/// more), no NUL bytes, valid UTF-8.
+pub fn read_schema_file(path: &Path, label: &str, max: u64) -> Result<String, SchemaError> {
+    let io = |e: std::io::Error| SchemaError::Io {
+        path: label.to_string(),
+        reason: io_reason(&e),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.is_dir() {
+        return Err(SchemaError::Io {
+            path: label.to_string(),
+            reason: "it is a directory; pass the schema file inside it".into(),
+        });
+    }
+    let mut bytes = Vec::new();
+    let mut limited = file.take(max.saturating_add(1));
+    // The first 64 KiB tell a binary file (`/dev/zero`, an image) at once.
+    (&mut limited)
+        .take(64 * 1024)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+        return Err(SchemaError::Binary {
+            path: label.to_string(),
+            offset,
+        });
+    }
+    limited.read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(SchemaError::FileTooLarge {
+            path: label.to_string(),
+            limit: max,
+        });
+    }
+    text_of(bytes, label)
+}
+
+/// Bytes received from a file or stdin as schema text: no NUL bytes, valid UTF-8.
+pub fn text_of(bytes: Vec<u8>, label: &str) -> Result<String, SchemaError> {
+    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+        return Err(SchemaError::Binary {
+            path: label.to_string(),
+            offset,
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| SchemaError::NotUtf8 {
+        path: label.to_string(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
 /// Load from a file: `.json` is an introspection result, anything else SDL (a file that
 /// starts with `{` is also read as JSON).
 pub fn load_file(path: &Path) -> Result<SchemaGraph, SchemaError> {
+    load_file_with(path, DEFAULT_MAX_SCHEMA_BYTES)
+}
+
+/// [`load_file`] reading at most `max_bytes`.
+pub fn load_file_with(path: &Path, max_bytes: u64) -> Result<SchemaGraph, SchemaError> {
     let label = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| SchemaError::Io {
-        path: label.clone(),
-        source,
-    })?;
+    let text = read_schema_file(path, &label, max_bytes)?;
     let is_json = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
@@ -187,8 +294,56 @@ pub fn check_http_url(url: &str) -> Result<reqwest::Url, SchemaError> {
 }
 
 fn snippet(body: &[u8]) -> String {
-    let s = String::from_utf8_lossy(&body[..body.len().min(120)]);
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    body_snippet(body, 120)
+}
+
+/// The start of a body received from outside, safe to print: at most `max` bytes, runs
+/// of whitespace as one space, and control characters escaped (`\u{1b}`), so a hostile
+/// body cannot drive the terminal.
+pub fn body_snippet(body: &[u8], max: usize) -> String {
+    let s = String::from_utf8_lossy(&body[..body.len().min(max)]);
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    escape_controls(&joined)
+}
+
+/// Escape control characters (`\u{1b}`; tab, newline and return as `\t` `\n` `\r`).
+pub fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Read to the end, failing with `TimedOut` once `deadline` has passed: the client's own
+/// timeout bounds each read, so a server that trickles one byte a second would otherwise
+/// never be cut off.
+fn read_with_deadline(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+    deadline: std::time::Instant,
+) -> std::io::Result<()> {
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        if std::time::Instant::now() > deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the whole-request timeout passed while reading the body",
+            ));
+        }
+        match r.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// POST a JSON body to an endpoint with the safety rules: http(s) only, no redirects,
@@ -243,6 +398,7 @@ pub fn post_json_bounded(
             }
         }
     };
+    let started = std::time::Instant::now();
     let resp = req.body(body.to_string()).send().map_err(map_err)?;
     let status = resp.status();
     if status.is_redirection() {
@@ -268,7 +424,7 @@ pub fn post_json_bounded(
     }
     let mut buf = Vec::new();
     let mut limited = resp.take(opts.max_response_bytes + 1);
-    limited.read_to_end(&mut buf).map_err(|e| {
+    read_with_deadline(&mut limited, &mut buf, started + opts.timeout).map_err(|e| {
         // reqwest wraps its error inside io::Error; recover timeouts.
         let inner = e.get_ref().and_then(|i| i.downcast_ref::<reqwest::Error>());
         if inner.is_some_and(reqwest::Error::is_timeout) || e.kind() == std::io::ErrorKind::TimedOut
@@ -342,6 +498,6 @@ pub fn load(source: &str, opts: &EndpointOptions) -> Result<SchemaGraph, SchemaE
     if source.contains("://") {
         load_endpoint(source, opts)
     } else {
-        load_file(Path::new(source))
+        load_file_with(Path::new(source), opts.max_file_bytes)
     }
 }

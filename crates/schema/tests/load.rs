@@ -164,7 +164,7 @@ fn bad_files_give_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.graphql");
     let e = load_file(&missing).unwrap_err();
-    assert!(matches!(e, SchemaError::Io { .. }));
+    assert!(matches!(e, SchemaError::Io { .. }), "{e}");
     assert!(e.to_string().contains("cannot read schema file"));
 
     let bad = dir.path().join("bad.graphql");

@@ -149,12 +149,12 @@ struct SavedMeta {
 
 /// A stable fingerprint of a context (FNV-1a over coordinates and rendered texts).
 pub fn fingerprint(ctx: &SearchContext) -> String {
-    let mut h = crate::saved::Fnv::new();
+    let mut h = gqlnav_schema::Fnv64::new();
     for (e, t) in ctx.corpus.entries.iter().zip(ctx.rendered.texts.iter()) {
         h.str(&e.coordinate);
         h.str(t);
     }
-    format!("{:016x}-{}", h.0, ctx.corpus.len())
+    format!("{}-{}", h.hex(), ctx.corpus.len())
 }
 
 impl Bm25Backend {

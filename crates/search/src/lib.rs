@@ -59,6 +59,17 @@ pub struct Scored {
     pub explain: Vec<(String, f32)>,
 }
 
+impl Scored {
+    /// A position and its score, without an explanation.
+    pub fn new(doc: usize, score: f32) -> Self {
+        Scored {
+            doc,
+            score,
+            explain: Vec::new(),
+        }
+    }
+}
+
 /// A search hit as every surface shows it.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -174,11 +185,7 @@ fn scored(scores: impl IntoIterator<Item = f32>, keep: impl Fn(f32) -> bool) -> 
         .into_iter()
         .enumerate()
         .filter(|&(_, s)| keep(s))
-        .map(|(doc, score)| Scored {
-            doc,
-            score,
-            explain: Vec::new(),
-        })
+        .map(|(doc, score)| Scored::new(doc, score))
         .collect()
 }
 

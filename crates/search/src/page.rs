@@ -120,11 +120,7 @@ mod tests {
         scores
             .iter()
             .enumerate()
-            .map(|(doc, &score)| Scored {
-                doc,
-                score,
-                explain: Vec::new(),
-            })
+            .map(|(doc, &score)| Scored::new(doc, score))
             .collect()
     }
 

@@ -118,27 +118,6 @@ pub struct ManifestHeader {
     pub embedder: Option<String>,
 }
 
-/// 64-bit FNV-1a, for fingerprints.
-#[derive(Clone, Copy)]
-pub(crate) struct Fnv(pub u64);
-
-impl Fnv {
-    pub fn new() -> Fnv {
-        Fnv(0xcbf29ce484222325)
-    }
-    pub fn bytes(&mut self, b: &[u8]) {
-        for &x in b {
-            self.0 ^= x as u64;
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
-    }
-    /// A string and a terminator, so `("ab","c")` and `("a","bc")` differ.
-    pub fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
-        self.bytes(&[0]);
-    }
-}
-
 /// A fast 64-bit content hash (FNV-style over 8-byte words, then the tail bytes and the
 /// length), to detect corrupted or truncated files. Not cryptographic.
 pub fn hash_bytes(b: &[u8]) -> u64 {

@@ -103,6 +103,14 @@ fn structure(ctx: &SearchContext) -> StructureBackend {
     b
 }
 
+/// A structure index of `sdl` saved into a fresh temporary directory, with its manifest.
+fn saved_structure(sdl: &Path) -> (SearchContext, tempfile::TempDir, PathBuf, Manifest) {
+    let ctx = context(sdl, Rendering::DotPlusGloss);
+    let (tmp, dir) = save(&structure(&ctx));
+    let m = Manifest::read(&dir).expect("manifest");
+    (ctx, tmp, dir, m)
+}
+
 /// Save an indexed backend into a fresh temporary directory.
 fn save(b: &dyn SearchBackend) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -195,10 +203,7 @@ fn index_to_dir_still_refuses_a_non_empty_directory_and_loads() {
 
 #[test]
 fn manifest_names_backend_schema_corpus_and_files() {
-    let ctx = context(&linear(), Rendering::DotPlusGloss);
-    let b = structure(&ctx);
-    let (_tmp, dir) = save(&b);
-    let m = Manifest::read(&dir).expect("manifest");
+    let (ctx, _tmp, _dir, m) = saved_structure(&linear());
     assert_eq!(m.format, saved::FORMAT);
     assert_eq!(m.backend, "structure");
     assert_eq!(m.name, "structure(dot-plus-gloss)");
@@ -295,10 +300,7 @@ fn copy_tree(from: &Path, to: &Path) {
 
 #[test]
 fn damaged_files_give_errors_not_panics() {
-    let ctx = context(&demo(), Rendering::DotPlusGloss);
-    let b = structure(&ctx);
-    let (tmp, dir) = save(&b);
-    let m = Manifest::read(&dir).expect("manifest");
+    let (ctx, tmp, dir, m) = saved_structure(&demo());
     let mut n = 0;
     for f in &m.files {
         for damage in ["truncate", "flip", "delete"] {

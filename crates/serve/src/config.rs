@@ -22,6 +22,9 @@ pub struct FileConfig {
     pub policy: PolicySection,
     /// `[search]`
     pub search: SearchSection,
+    /// `[limits]`: operation cost limits (`max_depth`, `max_breadth`, `max_fields`,
+    /// `max_spreads`, `max_result_estimate`, `assumed_list_size`, `max_tokens`).
+    pub limits: Option<gqlnav_tools::CostLimits>,
 }
 
 /// `[server]`: listeners and logging.
@@ -74,6 +77,10 @@ pub struct PolicySection {
     pub max_result_tokens: Option<usize>,
     /// Largest HTTP request body accepted, bytes.
     pub max_request_bytes: Option<usize>,
+    /// Most `__search` results and `__definitions` entries per GraphQL operation.
+    pub max_local_results: Option<usize>,
+    /// Largest locally answered GraphQL response, bytes.
+    pub max_local_response_bytes: Option<usize>,
 }
 
 /// `[search]`: the ranker and its defaults.
@@ -232,7 +239,7 @@ impl ServeConfig {
             c.tools.policy.mutations = mutation_policy_from_toml(v)?;
         }
         if let Some(d) = p.max_depth {
-            c.tools.policy.max_depth = d;
+            c.tools.policy.cost.max_depth = d;
         }
         if let Some(b) = p.max_result_bytes {
             c.tools.policy.max_result_bytes = b;
@@ -242,6 +249,19 @@ impl ServeConfig {
         }
         if let Some(b) = p.max_request_bytes {
             c.tools.policy.max_request_bytes = b;
+        }
+        if let Some(n) = p.max_local_results {
+            c.tools.policy.max_local_results = n;
+        }
+        if let Some(b) = p.max_local_response_bytes {
+            c.tools.policy.max_local_response_bytes = b;
+        }
+        if let Some(l) = f.limits {
+            let depth = p.max_depth.unwrap_or(l.max_depth);
+            c.tools.policy.cost = gqlnav_tools::CostLimits {
+                max_depth: depth,
+                ..l
+            };
         }
         let q = f.search;
         c.index_dir = q.index_dir;
@@ -309,7 +329,7 @@ impl ServeConfig {
             self.index_dir = Some(PathBuf::from(v));
         }
         if let Some(v) = get("GQLNAV_MAX_DEPTH") {
-            self.tools.policy.max_depth = num("GQLNAV_MAX_DEPTH", &v)?;
+            self.tools.policy.cost.max_depth = num("GQLNAV_MAX_DEPTH", &v)?;
         }
         if let Some(v) = get("GQLNAV_TIMEOUT") {
             self.tools.policy.timeout =
@@ -354,6 +374,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn limits_section_sets_the_cost_limits_and_unknown_keys_are_named() {
+        let c = ServeConfig::from_toml_str(
+            "[limits]\nmax_breadth = 50\nmax_spreads = 10\n[policy]\nmax_local_results = 7\n",
+        )
+        .expect("parses");
+        let l = c.tools.policy.cost;
+        assert_eq!((l.max_breadth, l.max_spreads), (50, 10));
+        assert_eq!(l.max_depth, gqlnav_tools::CostLimits::default().max_depth);
+        assert_eq!(c.tools.policy.max_local_results, 7);
+        let e = ServeConfig::from_toml_str("[limits]\nmax_bredth = 5\n").unwrap_err();
+        assert!(e.to_string().contains("max_bredth"), "{e}");
+    }
+
+    #[test]
     fn file_env_and_policy_merge() {
         let c = ServeConfig::from_toml_str(
             r#"
@@ -370,7 +404,7 @@ max_depth = 7
         )
         .unwrap();
         assert_eq!(c.http.as_deref(), Some("127.0.0.1:9000"));
-        assert_eq!(c.tools.policy.max_depth, 7);
+        assert_eq!(c.tools.policy.cost.max_depth, 7);
         assert!(c.tools.policy.mutations.allows(Some("CreateIssue")));
         assert!(!c.tools.policy.mutations.allows(Some("DeleteIssue")));
         assert!(!c.tools.policy.mutations.allows(None));

@@ -22,6 +22,7 @@ mod error;
 mod graphql;
 mod mcp;
 mod state;
+mod stdio;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,8 +34,9 @@ use gqlnav_tools::{BackendFactory, Toolbox};
 pub use config::{ConfigError, ServeConfig};
 pub use error::ServeError;
 pub use graphql::{graphql_router, handle_request, run_graphql, served_schema, GraphqlRequest};
-pub use mcp::{http_router, run_http, run_stdio, GqlnavMcp};
+pub use mcp::{http_router, run_http, GqlnavMcp};
 pub use state::AppState;
+pub use stdio::{run_stdio, MAX_LINE_BYTES};
 
 /// Send `tracing` output to stderr, or to a file when one is given. Never to stdout
 /// (stdout is the MCP channel in stdio mode). Safe to call once per process; later
@@ -164,5 +166,9 @@ pub fn launch(opts: LaunchOptions) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(|e| ServeError::Runtime(format!("starting the async runtime: {e}")))?;
-    rt.block_on(serve(state, stdio))
+    let result = rt.block_on(serve(state, stdio));
+    // A tool call still running on the blocking pool must not keep the process alive
+    // after the client left (stdin EOF): give it a moment, then go.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    result
 }

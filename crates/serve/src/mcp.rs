@@ -10,7 +10,7 @@ use rmcp::model::{
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
 
 use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, Toolbox};
 
@@ -109,18 +109,6 @@ impl ServerHandler for GqlnavMcp {
                 if self.state.config.tools.endpoint.is_some() { "" } else { "; no upstream is configured, so execute is unavailable" }
             ))
     }
-}
-
-/// Serve MCP over stdin/stdout until the client closes the stream. Nothing else may
-/// write to stdout while this runs (logs go to stderr or a file).
-pub async fn run_stdio(state: Arc<AppState>) -> Result<(), ServeError> {
-    let svc = GqlnavMcp::new(state)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| ServeError::Stdio(e.to_string()))?;
-    tracing::info!("MCP server ready on stdio");
-    let _ = svc.waiting().await;
-    Ok(())
 }
 
 /// Hosts accepted besides the configured ones: loopback names, with and without port.

@@ -190,7 +190,7 @@ impl Slicer {
     /// in order: docs are corpus positions), the possible types of every interface and
     /// union, and the root types.
     fn fingerprint(&self) -> u64 {
-        let mut h = Fnv::new();
+        let mut h = gqlnav_schema::Fnv64::new();
         for e in &self.corpus.entries {
             h.write(e.coordinate.as_bytes());
             h.write(b"\0");
@@ -212,22 +212,7 @@ impl Slicer {
             h.write(self.graph.root(kind).unwrap_or("").as_bytes());
             h.write(b"\n");
         }
-        h.0
-    }
-}
-
-/// FNV-1a, 64 bits.
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
+        h.finish()
     }
 }
 

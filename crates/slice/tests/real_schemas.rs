@@ -163,38 +163,26 @@ fn styles_differ_in_size_and_say_pagination_once() {
 
 /// Definition names and `Type.member` names of an SDL document.
 fn members(sdl: &str) -> std::collections::BTreeSet<String> {
-    use gqlnav_schema::apollo_compiler::ast::Definition;
+    use gqlnav_schema::apollo_compiler::ast::Definition as D;
     let doc = Document::parse(sdl, "s.graphql").unwrap_or_else(|e| panic!("{e}\n{sdl}"));
     let mut out = std::collections::BTreeSet::new();
     for d in &doc.definitions {
-        let (name, parts): (String, Vec<String>) = match d {
-            Definition::ObjectTypeDefinition(o) => (
-                o.name.to_string(),
-                o.fields.iter().map(|f| f.name.to_string()).collect(),
-            ),
-            Definition::InterfaceTypeDefinition(o) => (
-                o.name.to_string(),
-                o.fields.iter().map(|f| f.name.to_string()).collect(),
-            ),
-            Definition::EnumTypeDefinition(e) => (
-                e.name.to_string(),
-                e.values.iter().map(|v| v.value.to_string()).collect(),
-            ),
-            Definition::InputObjectTypeDefinition(i) => (
-                i.name.to_string(),
-                i.fields.iter().map(|f| f.name.to_string()).collect(),
-            ),
-            Definition::UnionTypeDefinition(u) => (
-                u.name.to_string(),
-                u.members.iter().map(|m| m.to_string()).collect(),
-            ),
-            Definition::ScalarTypeDefinition(x) => (x.name.to_string(), Vec::new()),
+        let parts: Vec<String> = match d {
+            D::ObjectTypeDefinition(o) => o.fields.iter().map(|f| f.name.to_string()).collect(),
+            D::InterfaceTypeDefinition(o) => o.fields.iter().map(|f| f.name.to_string()).collect(),
+            D::EnumTypeDefinition(e) => e.values.iter().map(|v| v.value.to_string()).collect(),
+            D::InputObjectTypeDefinition(i) => {
+                i.fields.iter().map(|f| f.name.to_string()).collect()
+            }
+            D::UnionTypeDefinition(u) => u.members.iter().map(|m| m.to_string()).collect(),
+            D::ScalarTypeDefinition(_) => Vec::new(),
             _ => continue,
         };
+        let Some(name) = d.name() else { continue };
         for p in parts {
             out.insert(format!("{name}.{p}"));
         }
-        out.insert(name);
+        out.insert(name.to_string());
     }
     out
 }

@@ -6,7 +6,9 @@ use serde_json::{json, Value};
 
 use crate::output::ToolOutput;
 use crate::toolbox::Toolbox;
-use crate::validate::{check_operation, policy_refusal, variables_value, OperationRequest};
+use crate::validate::{
+    check_operation, policy_refusal, variables_value, OperationRequest, OperationText,
+};
 
 /// Why an upstream call failed (messages never hold header values or URL credentials).
 #[derive(Debug, thiserror::Error)]
@@ -24,24 +26,28 @@ pub enum UpstreamError {
     #[error("the upstream response exceeded {0} bytes; the read was stopped. Select fewer fields or pass a smaller `first`")]
     TooLarge(u64),
     /// Non-2xx without a GraphQL body.
-    #[error("the upstream answered HTTP {status}: {snippet}")]
+    #[error("the upstream answered HTTP {status} without a GraphQL response ({advice}); body starts with: {snippet}")]
     Status {
         /// HTTP status.
         status: u16,
-        /// Start of the body.
+        /// What to check.
+        advice: &'static str,
+        /// Start of the body (control characters escaped).
         snippet: String,
     },
     /// Not JSON.
     #[error("the upstream did not answer with JSON; body starts with: {0}")]
     NotJson(String),
+    /// JSON, but neither `data` nor `errors`.
+    #[error("the upstream answered JSON that is not a GraphQL response (no `data` or `errors`); check the endpoint URL. Body starts with: {0}")]
+    NotGraphql(String),
     /// Transport failure.
     #[error("the request to the upstream failed: {0}")]
     Request(String),
 }
 
 fn snippet(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(&b[..b.len().min(160)]);
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    gqlnav_schema::load::body_snippet(b, 160)
 }
 
 impl Toolbox {
@@ -78,32 +84,63 @@ impl Toolbox {
                 UpstreamError::Request(state.scrub(&e.to_string().replace(url, &label)))
             }
         };
-        let mut resp = req.body(body.to_string()).send().await.map_err(map)?;
-        let status = resp.status();
-        if status.is_redirection() {
-            return Err(UpstreamError::Redirect(status.as_u16()));
-        }
-        if resp
-            .content_length()
-            .is_some_and(|n| n > policy.max_response_bytes)
-        {
-            return Err(UpstreamError::TooLarge(policy.max_response_bytes));
-        }
-        let mut buf: Vec<u8> = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(map)? {
-            buf.extend_from_slice(&chunk);
-            if buf.len() as u64 > policy.max_response_bytes {
+        // The timeout covers the whole exchange, body included (a server that sends its
+        // headers and then one byte a second is cut off like one that never answers).
+        let fetch = async {
+            let mut resp = req.body(body.to_string()).send().await.map_err(map)?;
+            let status = resp.status();
+            if status.is_redirection() {
+                return Err(UpstreamError::Redirect(status.as_u16()));
+            }
+            if resp
+                .content_length()
+                .is_some_and(|n| n > policy.max_response_bytes)
+            {
                 return Err(UpstreamError::TooLarge(policy.max_response_bytes));
             }
-        }
-        match serde_json::from_slice::<Value>(&buf) {
-            Ok(v) if v.is_object() => Ok(v),
+            let mut buf: Vec<u8> = Vec::new();
+            while let Some(chunk) = resp.chunk().await.map_err(map)? {
+                buf.extend_from_slice(&chunk);
+                if buf.len() as u64 > policy.max_response_bytes {
+                    return Err(UpstreamError::TooLarge(policy.max_response_bytes));
+                }
+            }
+            Ok((status, buf))
+        };
+        let (status, buf) = tokio::time::timeout(policy.timeout, fetch)
+            .await
+            .map_err(|_| UpstreamError::Timeout(policy.timeout.as_secs()))??;
+        let parsed = serde_json::from_slice::<Value>(&buf).ok();
+        match parsed {
+            // A GraphQL response (GraphQL over HTTP allows one with a 4xx status).
+            Some(v) if is_graphql_response(&v) => Ok(v),
             _ if !status.is_success() => Err(UpstreamError::Status {
                 status: status.as_u16(),
+                advice: status_advice(status.as_u16()),
                 snippet: state.scrub(&snippet(&buf)),
             }),
-            _ => Err(UpstreamError::NotJson(state.scrub(&snippet(&buf)))),
+            Some(_) => Err(UpstreamError::NotGraphql(state.scrub(&snippet(&buf)))),
+            None => Err(UpstreamError::NotJson(state.scrub(&snippet(&buf)))),
         }
+    }
+}
+
+/// An object with `data` or an `errors` list: what a GraphQL server answers.
+fn is_graphql_response(v: &Value) -> bool {
+    v.get("data").is_some() || v.get("errors").is_some_and(Value::is_array)
+}
+
+/// What to check for a failing HTTP status.
+fn status_advice(status: u16) -> &'static str {
+    match status {
+        401 | 403 => {
+            "check the credentials the server sends (--header / GQLNAV_HEADERS) and their scopes"
+        }
+        404 | 405 => "check the endpoint URL (--endpoint): it should be the API's GraphQL URL",
+        413 => "the request was too large for the upstream",
+        429 => "the upstream is rate limiting; wait before retrying",
+        500..=599 => "the upstream is failing; try again later",
+        _ => "check the endpoint and the request",
     }
 }
 
@@ -151,12 +188,13 @@ impl Toolbox {
         };
         let generation = state.generation();
         let graph = &generation.graph;
-        let info = match check_operation(
-            graph,
-            &generation.operations().schema,
-            &a.operation,
-            a.operation_name.as_deref(),
-        ) {
+        let op = OperationText {
+            text: &a.operation,
+            name: a.operation_name.as_deref(),
+            variables: variables.as_ref(),
+        };
+        let schema = &generation.operations().schema;
+        let info = match check_operation(graph, schema, op, &state.config.policy.cost) {
             Err(errs) => {
                 let mut text = format!(
                     "Not executed: the operation is invalid ({} problem(s)):\n",

@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod cost;
 mod execute;
 mod introspect;
 mod output;
@@ -27,6 +28,7 @@ mod toolbox;
 mod util;
 mod validate;
 
+pub use cost::{check_cost, Cost, CostError, CostLimits};
 pub use execute::UpstreamError;
 pub use introspect::{
     suggest, IntrospectRequest, MAX_INTROSPECT_COORDINATES, MAX_INTROSPECT_DEPTH,
@@ -43,5 +45,5 @@ pub use toolbox::{
 pub use util::{cap_text, make_cursor, read_cursor, Scrubber};
 pub use validate::{
     check_operation, compact_error, policy_refusal, variables_value, CompactError, OpInfo,
-    OperationRequest,
+    OperationRequest, OperationText,
 };

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::cost::CostLimits;
+
 /// Which mutations `execute` may send upstream. Default: none.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum MutationPolicy {
@@ -49,8 +51,14 @@ impl MutationPolicy {
 pub struct ExecPolicy {
     /// Which mutations may run.
     pub mutations: MutationPolicy,
-    /// Deepest selection-set nesting accepted (fragments expanded).
-    pub max_depth: usize,
+    /// Operation cost limits (depth, breadth, fragments, result size), checked before
+    /// validation, execution or forwarding.
+    pub cost: CostLimits,
+    /// Most `__search` results and `__definitions` entries one operation on the GraphQL
+    /// endpoint may return in all (aliases included).
+    pub max_local_results: usize,
+    /// Largest locally answered GraphQL response, bytes (introspection, `__search`).
+    pub max_local_response_bytes: usize,
     /// Largest upstream response body read, in bytes (the read stops there).
     pub max_response_bytes: u64,
     /// Largest tool result shown to the model, in bytes (cut with a marker).
@@ -69,7 +77,9 @@ impl Default for ExecPolicy {
     fn default() -> Self {
         ExecPolicy {
             mutations: MutationPolicy::None,
-            max_depth: 15,
+            cost: CostLimits::default(),
+            max_local_results: 500,
+            max_local_response_bytes: 2 * 1024 * 1024,
             max_response_bytes: 4 * 1024 * 1024,
             max_result_bytes: 64 * 1024,
             max_result_tokens: 6_000,

@@ -46,20 +46,16 @@ pub fn b64_decode(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// FNV-1a 64-bit: a stable (not hash-map-seeded) digest for cursors.
-pub fn fnv1a(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
 /// An opaque cursor: the offset of the next result plus a digest of the query (and of
 /// the index generation), so a cursor from another query or schema is refused.
 pub fn make_cursor(offset: usize, query: &str, generation: u64) -> String {
-    b64_encode(format!("{offset}:{:016x}", fnv1a(query) ^ generation).as_bytes())
+    b64_encode(
+        format!(
+            "{offset}:{:016x}",
+            gqlnav_schema::Fnv64::of(query.as_bytes()) ^ generation
+        )
+        .as_bytes(),
+    )
 }
 
 /// Read a cursor made by [`make_cursor`] for the same query; the offset it points at.
@@ -70,7 +66,12 @@ pub fn read_cursor(cursor: &str, query: &str, generation: u64) -> Result<usize, 
     let raw = b64_decode(cursor.trim()).ok_or_else(bad)?;
     let text = String::from_utf8(raw).map_err(|_| bad())?;
     let (off, digest) = text.split_once(':').ok_or_else(bad)?;
-    if digest != format!("{:016x}", fnv1a(query) ^ generation) {
+    if digest
+        != format!(
+            "{:016x}",
+            gqlnav_schema::Fnv64::of(query.as_bytes()) ^ generation
+        )
+    {
         return Err(bad());
     }
     off.parse().map_err(|_| bad())

@@ -2,7 +2,7 @@
 //! (message, location, did-you-mean, what to introspect) and the execution policy's
 //! verdict.
 
-use apollo_compiler::executable::{ExecutableDocument, OperationType, Selection, SelectionSet};
+use apollo_compiler::executable::{ExecutableDocument, OperationType};
 use apollo_compiler::response::serde_json_bytes;
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::validation::Valid;
@@ -10,6 +10,7 @@ use apollo_compiler::Schema;
 use gqlnav_schema::SchemaGraph;
 use serde_json::{json, Value};
 
+use crate::cost::{check_cost, Cost, CostLimits};
 use crate::introspect::suggest;
 use crate::output::ToolOutput;
 use crate::policy::ExecPolicy;
@@ -137,56 +138,42 @@ pub struct OpInfo {
     pub name: Option<String>,
     /// Deepest selection nesting (fragments expanded).
     pub depth: usize,
+    /// What the cost pass measured.
+    pub cost: Cost,
     /// Root field names (aliases resolved to field names).
     pub root_fields: Vec<String>,
 }
 
-fn selection_depth(
-    doc: &ExecutableDocument,
-    set: &SelectionSet,
-    visiting: &mut Vec<String>,
-    cap: usize,
-) -> usize {
-    if cap == 0 {
-        return 1;
-    }
-    let mut best = 0;
-    for sel in &set.selections {
-        let d = match sel {
-            Selection::Field(f) => {
-                if f.selection_set.selections.is_empty() {
-                    1
-                } else {
-                    1 + selection_depth(doc, &f.selection_set, visiting, cap - 1)
-                }
-            }
-            Selection::InlineFragment(i) => selection_depth(doc, &i.selection_set, visiting, cap),
-            Selection::FragmentSpread(s) => {
-                let n = s.fragment_name.to_string();
-                if visiting.contains(&n) {
-                    0
-                } else if let Some(fr) = doc.fragments.get(s.fragment_name.as_str()) {
-                    visiting.push(n);
-                    let d = selection_depth(doc, &fr.selection_set, visiting, cap);
-                    visiting.pop();
-                    d
-                } else {
-                    0
-                }
-            }
-        };
-        best = best.max(d);
-    }
-    best
+/// An operation to check: its text, which operation, its variables.
+#[derive(Debug, Clone, Copy)]
+pub struct OperationText<'a> {
+    /// The document.
+    pub text: &'a str,
+    /// Which operation (`None` = the only one).
+    pub name: Option<&'a str>,
+    /// Variables (they give page sizes to the cost pass).
+    pub variables: Option<&'a Value>,
 }
 
-/// Parse and validate an operation against a schema; on failure, compacted errors.
+/// Check an operation's cost against `limits`, then parse and validate it against a
+/// schema; on failure, compacted errors. Nothing else is done with an operation over a
+/// limit (the cost pass is linear in the document).
 pub fn check_operation(
     graph: &SchemaGraph,
     schema: &Valid<Schema>,
-    operation: &str,
-    operation_name: Option<&str>,
+    op: OperationText<'_>,
+    limits: &CostLimits,
 ) -> Result<(Valid<ExecutableDocument>, OpInfo), Vec<CompactError>> {
+    let (operation, operation_name) = (op.text, op.name);
+    let cost =
+        check_cost(schema, operation, operation_name, op.variables, limits).map_err(|e| {
+            vec![CompactError {
+                message: e.to_string(),
+                location: None,
+                did_you_mean: Vec::new(),
+                introspect: Vec::new(),
+            }]
+        })?;
     let doc = match ExecutableDocument::parse_and_validate(schema, operation, "operation.graphql") {
         Ok(d) => d,
         Err(with) => {
@@ -236,12 +223,12 @@ pub fn check_operation(
             }]);
         }
     };
-    let depth = selection_depth(&doc, &op.selection_set, &mut Vec::new(), 64);
     let root_fields = op.root_fields(&doc).map(|f| f.name.to_string()).collect();
     let info = OpInfo {
         kind: op.operation_type,
         name: op.name.as_ref().map(|n| n.to_string()),
-        depth,
+        depth: cost.depth,
+        cost,
         root_fields,
     };
     Ok((doc, info))
@@ -292,10 +279,6 @@ pub fn policy_refusal(policy: &ExecPolicy, info: &OpInfo) -> Option<String> {
                 None => "anonymous mutations are refused: mutations are off unless the server's local config allows them by operation name or \"all\"; ask the user to enable it".into(),
             })
         }
-        _ if info.depth > policy.max_depth => Some(format!(
-            "the operation nests {} levels deep; the limit is {}. Select fewer nested fields",
-            info.depth, policy.max_depth
-        )),
         _ => None,
     }
 }
@@ -350,7 +333,12 @@ impl Toolbox {
         let generation = self.generation();
         let graph = &generation.graph;
         let schema = &generation.operations().schema;
-        match check_operation(graph, schema, &a.operation, a.operation_name.as_deref()) {
+        let op = OperationText {
+            text: &a.operation,
+            name: a.operation_name.as_deref(),
+            variables: variables.as_ref(),
+        };
+        match check_operation(graph, schema, op, &self.config.policy.cost) {
             Err(errs) => {
                 let mut text = format!("Invalid operation ({} problem(s)):\n", errs.len());
                 for e in &errs {

@@ -60,4 +60,14 @@ fn schema_file_change_rebuilds_search_and_slices_and_a_broken_file_keeps_the_las
     assert_eq!(tools.generation().number, 2);
     let out = tools.search_schema(&SearchRequest::new("release year"));
     assert!(out.text.contains("Movie.releaseYear"), "{}", out.text);
+
+    // Overwritten with 2 MB of NULs: refused from the first bytes (no parse), kept.
+    std::thread::sleep(Duration::from_millis(1100));
+    std::fs::write(&path, vec![0u8; 2 * 1024 * 1024]).unwrap();
+    let e = gqlnav_schema::load_file(&path).unwrap_err();
+    assert!(e.to_string().contains("binary data"), "{e}");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(tools.generation().number, 2);
+    let out = tools.search_schema(&SearchRequest::new("release year"));
+    assert!(out.text.contains("Movie.releaseYear"), "{}", out.text);
 }

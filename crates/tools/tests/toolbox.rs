@@ -36,24 +36,14 @@ fn pages_follow_their_cursor_and_a_cursor_is_tied_to_its_query() {
     req.limit = 3;
     let first = tools.search_schema(&req);
     let v = first.structured.clone().unwrap();
-    let page1: Vec<String> = v["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["coordinate"].as_str().unwrap().to_string())
-        .collect();
+    let page1 = result_coordinates(&v);
     assert_eq!(page1.len(), 3);
     assert_eq!(first.tokens, tools.meter.count(&first.text));
     let cursor = v["nextCursor"].as_str().expect("a next page").to_string();
     req.cursor = Some(cursor.clone());
     let second = tools.search_schema(&req);
     let v2 = second.structured.unwrap();
-    let page2: Vec<String> = v2["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["coordinate"].as_str().unwrap().to_string())
-        .collect();
+    let page2 = result_coordinates(&v2);
     assert_eq!(page2.len(), 3);
     assert!(
         page2.iter().all(|c| !page1.contains(c)),
@@ -98,4 +88,16 @@ fn introspect_validate_and_execute_say_what_to_fix() {
     let out = rt.block_on(tools.execute(&OperationRequest::new("{ issues { nodes { title } } }")));
     assert!(out.is_error);
     assert!(out.text.contains("--endpoint"), "{}", out.text);
+}
+
+/// The coordinates of a ranked page's results, in order.
+fn result_coordinates(v: &serde_json::Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["coordinate"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -27,11 +27,7 @@ impl SearchBackend for Fixed {
             .ok_or_else(|| SearchError::Other(format!("no ranking for `{}`", q.text)))?;
         Ok(r.iter()
             .enumerate()
-            .map(|(i, &doc)| Scored {
-                doc,
-                score: 100.0 - i as f32,
-                explain: Vec::new(),
-            })
+            .map(|(i, &doc)| Scored::new(doc, 100.0 - i as f32))
             .collect())
     }
 }

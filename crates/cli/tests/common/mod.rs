@@ -4,12 +4,17 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 // One definition of where the WG schemas are (bundled, or extra and skipped with a
 // printed reason when absent): the schema crate's test helper.
 #[path = "../../../schema/tests/common/mod.rs"]
 mod wg;
+#[allow(unused_imports)]
 pub use wg::{find_wg_schema, repo, wg_schema, PUBLISHED_FIELD_COUNTS};
 
 /// The bundled WG question directory (416 YAML files).
@@ -22,4 +27,66 @@ pub fn films(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(file)
+}
+
+// ---- the real binary and its processes
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+pub fn support() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support")
+}
+pub fn schema(id: &str) -> String {
+    root()
+        .join(format!("benchmarks/wg/schemas/{id}/schema.graphql"))
+        .display()
+        .to_string()
+}
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_gqlnav")
+}
+
+/// A child process killed on drop.
+pub struct Proc(pub Child);
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Wait for a line on a reader matching `prefix`, return the rest of the line.
+pub fn wait_line(r: impl Read + Send + 'static, needle: &'static str, secs: u64) -> String {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(r).lines().map_while(Result::ok) {
+            if !sent {
+                if let Some(i) = line.find(needle) {
+                    let _ = tx.send(line[i + needle.len()..].trim().to_string());
+                    sent = true;
+                }
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(secs))
+        .unwrap_or_else(|_| panic!("no `{needle}` line within {secs} s"))
+}
+
+/// Start gqlnav-serve with extra args; waits for the `needle` line on stderr and returns
+/// the address printed there.
+pub fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
+    let mut c = Command::new(bin())
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = c.stderr.take().unwrap();
+    let p = Proc(c);
+    let line = wait_line(err, needle, 180);
+    (p, line)
 }

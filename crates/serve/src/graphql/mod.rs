@@ -156,6 +156,24 @@ struct RootObj<'s> {
     intro: &'s Introspection,
     type_name: String,
     paths: usize,
+    /// `__search` results and `__definitions` entries this operation may still return.
+    budget: std::sync::atomic::AtomicUsize,
+}
+
+impl RootObj<'_> {
+    /// Take `n` results from the operation's budget, or say why not.
+    fn take(&self, n: usize) -> Result<(), FieldError> {
+        use std::sync::atomic::Ordering;
+        self.budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(n))
+            .map(|_| ())
+            .map_err(|left| FieldError {
+                message: format!(
+                    "this operation asks for more local results than the server gives per operation ({} left, {n} asked); send fewer aliases or a smaller `first`",
+                    left
+                ),
+            })
+    }
 }
 
 impl ObjectValue for RootObj<'_> {
@@ -188,6 +206,7 @@ impl ObjectValue for RootObj<'_> {
                         .map(|m| m as f32),
                     budget: None,
                 };
+                self.take(first as usize)?;
                 let page = self
                     .tools
                     .ranked_page(self.generation, query, &req, self.paths)
@@ -214,6 +233,7 @@ impl ObjectValue for RootObj<'_> {
                         "at most {MAX_DEFINITIONS} coordinates per call"
                     )));
                 }
+                self.take(list.len())?;
                 let mut out = Vec::new();
                 let mut bad = Vec::new();
                 for raw in &list {
@@ -268,92 +288,35 @@ fn gql_error(msg: impl Into<String>) -> Value {
 
 const LOCAL_ONLY: [&str; 4] = ["__search", "__definitions", "__schema", "__type"];
 
+/// What the blocking step decided: the answer, or a body to forward upstream.
+enum Step {
+    Done(Value),
+    Forward(Value),
+}
+
 /// Answer one GraphQL request: locally, by forwarding, or with an error body.
-pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool) -> Value {
-    let tools = &state.tools;
-    let generation = tools.generation();
-    let schema = match served(&generation) {
-        Ok(s) => s,
-        Err(e) => return gql_error(format!("the served schema could not be built: {e}")),
-    };
-    let (doc, info) = match check_operation(
-        &generation.graph,
-        schema,
-        &req.query,
-        req.operation_name.as_deref(),
-    ) {
-        Ok(x) => x,
-        Err(errs) => {
-            return json!({"errors": errs.iter().map(|e| json!({
-                "message": e.line(),
-                "extensions": {"didYouMean": e.did_you_mean, "introspect": e.introspect}
-            })).collect::<Vec<_>>()})
+///
+/// The CPU-bound part (cost pass, validation, local execution) runs on the blocking pool
+/// under the policy's timeout, so one heavy request never stalls the others.
+pub async fn handle_request(state: &Arc<AppState>, req: GraphqlRequest, via_get: bool) -> Value {
+    let st = state.clone();
+    let deadline = state.tools.config.policy.timeout;
+    let work = tokio::task::spawn_blocking(move || answer_locally(&st, req, via_get));
+    let step = match tokio::time::timeout(deadline, work).await {
+        Ok(Ok(step)) => step,
+        Ok(Err(e)) => return gql_error(format!("the request failed inside the server: {e}")),
+        Err(_) => {
+            return gql_error(format!(
+                "the request was not answered within {} s and was abandoned; ask for less",
+                deadline.as_secs()
+            ))
         }
     };
-    if via_get && info.kind != OperationType::Query {
-        return gql_error("only queries may be sent with GET; use POST");
-    }
-    if let Some(r) = policy_refusal(&tools.config.policy, &info) {
-        return gql_error(r);
-    }
-    let local = info
-        .root_fields
-        .iter()
-        .filter(|f| LOCAL_ONLY.contains(&f.as_str()))
-        .count();
-    let concrete = info
-        .root_fields
-        .iter()
-        .filter(|f| !LOCAL_ONLY.contains(&f.as_str()) && f.as_str() != "__typename")
-        .count();
-    if local > 0 && concrete > 0 {
-        return gql_error(
-            "this operation mixes local meta-fields (__search, __definitions, __schema, __type) with fields answered by the upstream API; send them as two separate operations",
-        );
-    }
-    if local > 0 || concrete == 0 {
-        let vars = match req.variables.clone() {
-            None | Some(Value::Null) => JsonMap::new(),
-            Some(v @ Value::Object(_)) => match serde_json_bytes::Value::from(v) {
-                serde_json_bytes::Value::Object(m) => m,
-                _ => JsonMap::new(),
-            },
-            Some(_) => return gql_error("`variables` must be a JSON object"),
-        };
-        let op = match doc.operations.get(req.operation_name.as_deref()) {
-            Ok(op) => op,
-            Err(e) => return gql_error(format!("{e:?}")),
-        };
-        let intro = match state.introspection(&generation, schema) {
-            Ok(i) => i,
-            Err(e) => return gql_error(format!("introspecting the served schema failed: {e}")),
-        };
-        let root = RootObj {
-            tools,
-            generation: &generation,
-            intro: &intro,
-            type_name: op.object_type().to_string(),
-            paths: tools.config.paths_per_hit.max(1),
-        };
-        let imap = schema.implementers_map();
-        let result = Execution::new(schema, &doc)
-            .operation(op)
-            .implementers_map(&imap)
-            .raw_variable_values(&vars)
-            .enable_schema_introspection(true)
-            .execute_sync(&root);
-        return match result {
-            Ok(resp) => serde_json::to_value(resp).unwrap_or_else(|e| gql_error(e.to_string())),
-            Err(e) => gql_error(e.message().to_string()),
-        };
-    }
-    let mut body = json!({"query": req.query});
-    if let Some(v) = req.variables {
-        body["variables"] = v;
-    }
-    if let Some(n) = req.operation_name {
-        body["operationName"] = json!(n);
-    }
+    let body = match step {
+        Step::Done(v) => return v,
+        Step::Forward(body) => body,
+    };
+    let tools = &state.tools;
     match tools.post_upstream(&body).await {
         Ok(mut v) => {
             tools.scrub_json(&mut v);
@@ -361,6 +324,122 @@ pub async fn handle_request(state: &AppState, req: GraphqlRequest, via_get: bool
         }
         Err(e) => gql_error(tools.scrub(&e.to_string())),
     }
+}
+
+fn validation_errors(errs: &[gqlnav_tools::CompactError]) -> Value {
+    json!({"errors": errs.iter().map(|e| json!({
+        "message": e.line(),
+        "extensions": {"didYouMean": e.did_you_mean, "introspect": e.introspect}
+    })).collect::<Vec<_>>()})
+}
+
+/// The blocking step: check the operation, and answer it here when it asks only for
+/// local fields.
+fn answer_locally(state: &AppState, req: GraphqlRequest, via_get: bool) -> Step {
+    let tools = &state.tools;
+    let generation = tools.generation();
+    let schema = match served(&generation) {
+        Ok(s) => s,
+        Err(e) => {
+            return Step::Done(gql_error(format!(
+                "the served schema could not be built: {e}"
+            )))
+        }
+    };
+    let op = gqlnav_tools::OperationText {
+        text: &req.query,
+        name: req.operation_name.as_deref(),
+        variables: req.variables.as_ref(),
+    };
+    let policy = &tools.config.policy;
+    let (doc, info) = match check_operation(&generation.graph, schema, op, &policy.cost) {
+        Ok(x) => x,
+        Err(errs) => return Step::Done(validation_errors(&errs)),
+    };
+    if via_get && info.kind != OperationType::Query {
+        return Step::Done(gql_error("only queries may be sent with GET; use POST"));
+    }
+    if let Some(r) = policy_refusal(policy, &info) {
+        return Step::Done(gql_error(r));
+    }
+    let is_local = |f: &String| LOCAL_ONLY.contains(&f.as_str());
+    let local = info.root_fields.iter().filter(|f| is_local(f)).count();
+    let concrete = info
+        .root_fields
+        .iter()
+        .filter(|f| !is_local(f) && f.as_str() != "__typename")
+        .count();
+    if local > 0 && concrete > 0 {
+        return Step::Done(gql_error(
+            "this operation mixes local meta-fields (__search, __definitions, __schema, __type) with fields answered by the upstream API; send them as two separate operations",
+        ));
+    }
+    if local == 0 && concrete > 0 {
+        let mut body = json!({"query": req.query});
+        if let Some(v) = req.variables {
+            body["variables"] = v;
+        }
+        if let Some(n) = req.operation_name {
+            body["operationName"] = json!(n);
+        }
+        return Step::Forward(body);
+    }
+    Step::Done(execute_locally(state, &generation, schema, &doc, &req))
+}
+
+/// Execute an operation of local fields only, within the result and byte caps.
+fn execute_locally(
+    state: &AppState,
+    generation: &Generation,
+    schema: &Valid<Schema>,
+    doc: &Valid<apollo_compiler::ExecutableDocument>,
+    req: &GraphqlRequest,
+) -> Value {
+    let tools = &state.tools;
+    let policy = &tools.config.policy;
+    let vars = match req.variables.clone() {
+        None | Some(Value::Null) => JsonMap::new(),
+        Some(v @ Value::Object(_)) => match serde_json_bytes::Value::from(v) {
+            serde_json_bytes::Value::Object(m) => m,
+            _ => JsonMap::new(),
+        },
+        Some(_) => return gql_error("`variables` must be a JSON object"),
+    };
+    let op = match doc.operations.get(req.operation_name.as_deref()) {
+        Ok(op) => op,
+        Err(_) => return gql_error("the operation to run was not found; pass operationName"),
+    };
+    let intro = match state.introspection(generation, schema) {
+        Ok(i) => i,
+        Err(e) => return gql_error(format!("introspecting the served schema failed: {e}")),
+    };
+    let root = RootObj {
+        tools,
+        generation,
+        intro: &intro,
+        type_name: op.object_type().to_string(),
+        paths: tools.config.paths_per_hit.max(1),
+        budget: std::sync::atomic::AtomicUsize::new(policy.max_local_results),
+    };
+    let imap = schema.implementers_map();
+    let result = Execution::new(schema, doc)
+        .operation(op)
+        .implementers_map(&imap)
+        .raw_variable_values(&vars)
+        .enable_schema_introspection(true)
+        .execute_sync(&root);
+    let v = match result {
+        Ok(resp) => serde_json::to_value(resp).unwrap_or_else(|e| gql_error(e.to_string())),
+        Err(e) => return gql_error(e.message().to_string()),
+    };
+    let bytes = serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
+    if bytes > policy.max_local_response_bytes {
+        return gql_error(format!(
+            "the answer would be {bytes} bytes; the limit for locally answered fields is {}. Ask for fewer results or fields",
+            policy.max_local_response_bytes
+        ));
+    }
+    v
 }
 
 async fn post_handler(
@@ -378,6 +457,15 @@ async fn post_handler(
             )
                 .into_response();
         }
+    }
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(gql_error(
+                "batching is not supported: send one operation per request",
+            )),
+        )
+            .into_response();
     }
     let req: GraphqlRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
