@@ -228,8 +228,14 @@ fn the_endpoint_refuses_expensive_operations_and_keeps_answering() {
     let (v, took) = post(&url, &body, 10);
     assert!(first_error(&v).contains("fragment spreads"), "{v}");
     assert!(took < Duration::from_secs(2), "{took:?}");
-    // An alias bomb of local meta-fields: refused by breadth before any search runs.
+    // An alias bomb of local meta-fields: refused by the token cap (10,000 aliases) or by
+    // breadth (3,000), before any search runs.
     let aliases: String = (0..10_000)
+        .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
+        .collect();
+    let (v, _) = post(&url, &json!({"query": format!("{{ {aliases} }}")}).to_string(), 20);
+    assert!(first_error(&v).contains("more than 100000 lexical tokens"), "{v}");
+    let aliases: String = (0..3_000)
         .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
         .collect();
     let (v, _) = post(
@@ -238,7 +244,7 @@ fn the_endpoint_refuses_expensive_operations_and_keeps_answering() {
         20,
     );
     assert!(
-        first_error(&v).contains("widest selection set is 10000"),
+        first_error(&v).contains("widest selection set is 3000"),
         "{v}"
     );
     // Within breadth but over the per-operation result cap.
@@ -270,15 +276,16 @@ fn the_endpoint_refuses_expensive_operations_and_keeps_answering() {
         })
     };
     std::thread::sleep(Duration::from_millis(200));
-    let mut worst = Duration::ZERO;
+    let mut took = Vec::new();
     for _ in 0..5 {
-        let (v, took) = post(&url, r#"{"query":"{ __typename }"}"#, 5);
+        let (v, t) = post(&url, r#"{"query":"{ __typename }"}"#, 5);
         assert_eq!(v["data"]["__typename"], "Query", "{v}");
-        worst = worst.max(took);
+        took.push(t);
     }
+    took.sort();
     let _ = heavy.join();
-    eprintln!("worst {{__typename}} latency under load: {worst:?}");
-    assert!(worst < Duration::from_millis(1000), "{worst:?}");
+    eprintln!("{{__typename}} latency under load: {took:?}");
+    assert!(took[2] < Duration::from_millis(100), "median {:?}", took[2]);
 }
 
 #[test]

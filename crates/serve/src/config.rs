@@ -377,13 +377,14 @@ mod tests {
     fn limits_section_sets_the_cost_limits_and_unknown_keys_are_named() {
         let c = ServeConfig::from_toml_str(
             "[limits]\nmax_breadth = 50\nmax_spreads = 10\n[policy]\nmax_local_results = 7\n",
+            "t.toml",
         )
         .expect("parses");
         let l = c.tools.policy.cost;
         assert_eq!((l.max_breadth, l.max_spreads), (50, 10));
         assert_eq!(l.max_depth, gqlnav_tools::CostLimits::default().max_depth);
         assert_eq!(c.tools.policy.max_local_results, 7);
-        let e = ServeConfig::from_toml_str("[limits]\nmax_bredth = 5\n").unwrap_err();
+        let e = ServeConfig::from_toml_str("[limits]\nmax_bredth = 5\n", "t.toml").unwrap_err();
         assert!(e.to_string().contains("max_bredth"), "{e}");
     }
 

@@ -97,7 +97,7 @@ pub enum CostError {
         advice: &'static str,
     },
     /// The parser stopped at its token or nesting limit.
-    #[error("the document is too large to parse: {0}")]
+    #[error("the document is too large: {0}. Send a smaller operation")]
     TooLarge(String),
 }
 
@@ -123,7 +123,12 @@ pub fn check_cost(
                 m.contains("token limit") || m.contains("recursion limit")
             });
             if let Some(d) = limit_hit {
-                return Err(CostError::TooLarge(d.error.to_string()));
+                let why = if d.error.to_string().contains("token limit") {
+                    format!("it has more than {} lexical tokens (the limit)", limits.max_tokens)
+                } else {
+                    "it nests deeper than the parser's limit".to_string()
+                };
+                return Err(CostError::TooLarge(why));
             }
             with.partial
         }
@@ -374,8 +379,8 @@ mod tests {
     #[test]
     fn page_sizes_multiply_through_connections() {
         let c = cost("{ users(first: 100) { friends(first: 100) { nodes { login } } } }").unwrap();
-        // 100 users × (1 + friends(1 + nodes: 100 × (1 + login)))
-        assert_eq!(c.result_estimate, 100 * (1 + 1 + 1 + 100 * 2));
+        // 100 users × (the user + friends (1 + nodes: 100 × (the node + login)))
+        assert_eq!(c.result_estimate, 100 * (1 + 1 + 100 * 2));
         let e = cost("{ users(first: 100) { friends(first: 100) { nodes { friends(first: 100) { nodes { login } } } } } }")
             .unwrap_err();
         assert!(e.to_string().contains("estimated result size"), "{e}");
