@@ -1,10 +1,6 @@
 //! The `gqlnav` binary: a thin layer over the pipeline crates.
 
-/// mimalloc: slicing and serving allocate many small strings; in interleaved runs on this
-/// machine the slice bench's p50 was ~15% lower than with the system allocator.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+mod alloc;
 mod backends;
 mod cmd_bench;
 mod cmd_corpus;
@@ -138,7 +134,10 @@ fn main() {
         Command::Cost(a) => cmd_corpus::run_cost(a),
         Command::Search(a) => cmd_search::run(a),
         Command::Bench(a) => cmd_bench::run(*a),
-        Command::Serve { schema, serve } => run_serve(schema, serve),
+        Command::Serve { schema, serve } => {
+            alloc::tune_for_server();
+            run_serve(schema, serve)
+        }
         Command::Export { schema, format } => run_export(schema, &format),
         Command::Index(a) => cmd_index::run(*a),
         Command::Slice { args, schema } => schema

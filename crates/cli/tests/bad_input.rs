@@ -65,6 +65,13 @@ fn schema_files_that_are_not_schemas_fail_fast_with_one_clear_cause() {
         .collect();
     std::fs::write(&random, bytes).expect("write");
     refused(&random, "is not UTF-8 text");
+    // Printable garbage: refused by one lexer pass before the parser builds anything.
+    let printable = dir.path().join("printable.graphql");
+    let text: String = (0..3_000_000u32)
+        .map(|i| char::from(b' ' + ((i.wrapping_mul(2_654_435_761) >> 11) % 95) as u8))
+        .collect();
+    std::fs::write(&printable, text).expect("write");
+    refused(&printable, "characters that GraphQL does not allow");
     let (ok, err, _) = run(
         &["search", "x", "--schema", dir.path().to_str().unwrap()],
         20,

@@ -105,9 +105,40 @@ fn usable(schema: &Schema) -> bool {
     })
 }
 
+/// One streaming pass of the lexer: refuse text with more than [`MAX_LEXICAL_ERRORS`]
+/// characters GraphQL does not allow, or more than [`MAX_SCHEMA_TOKENS`] tokens, before
+/// the parser builds anything.
+fn lexical_check(sdl: &str, path: &str) -> Result<(), SchemaError> {
+    let mut errors = 0usize;
+    let mut first = None;
+    for t in apollo_parser::Lexer::new(sdl).with_limit(MAX_SCHEMA_TOKENS) {
+        if let Err(e) = t {
+            if e.message().contains("token limit") {
+                return Err(SchemaError::ParseLimit {
+                    path: path.to_string(),
+                    detail: format!("more than {MAX_SCHEMA_TOKENS} lexical tokens"),
+                });
+            }
+            errors += 1;
+            first.get_or_insert(e.index());
+            if errors > MAX_LEXICAL_ERRORS {
+                return Err(SchemaError::NoUsableSchema {
+                    path: path.to_string(),
+                    detail: format!(
+                        "more than {MAX_LEXICAL_ERRORS} characters that GraphQL does not allow (the first at byte {}); is this an SDL file?",
+                        first.unwrap_or(0)
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Load a schema from SDL text. Invalid parts become warnings; only a schema with no
 /// usable object type is refused.
 pub fn load_sdl_str(sdl: &str, path: &str) -> Result<SchemaGraph, SchemaError> {
+    lexical_check(sdl, path)?;
     let parsed = apollo_compiler::parser::Parser::new()
         .token_limit(MAX_SCHEMA_TOKENS)
         .parse_schema(sdl, path);
@@ -182,7 +213,12 @@ pub const DEFAULT_MAX_SCHEMA_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Most lexical tokens in a schema document (GitHub's 1.5 MB SDL has about 170k; this
 /// bounds the parser's work and memory on garbage input).
-pub const MAX_SCHEMA_TOKENS: usize = 4_000_000;
+pub const MAX_SCHEMA_TOKENS: usize = 2_000_000;
+
+/// Most characters GraphQL does not allow before a file is refused as not SDL (a real
+/// schema has none; random text has one every few bytes, and each would become a
+/// diagnostic: an 8 MB file of random printable text peaked at 812 MB before this check).
+pub const MAX_LEXICAL_ERRORS: usize = 100;
 
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
