@@ -67,9 +67,22 @@ fn schema_files_that_are_not_schemas_fail_fast_with_one_clear_cause() {
     refused(&random, "is not UTF-8 text");
     // Printable garbage: refused by one lexer pass before the parser builds anything.
     let printable = dir.path().join("printable.graphql");
-    let text: String = (0..3_000_000u32)
-        .map(|i| char::from(b' ' + ((i.wrapping_mul(2_654_435_761) >> 11) % 95) as u8))
-        .collect();
+    let text: String = {
+        // xorshift64: printable ASCII and newlines, uniformly (without newlines the first
+        // `#` makes the rest one comment).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..3_000_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 96 {
+                    95 => '\n',
+                    c => char::from(b' ' + c as u8),
+                }
+            })
+            .collect()
+    };
     std::fs::write(&printable, text).expect("write");
     refused(&printable, "characters that GraphQL does not allow");
     let (ok, err, _) = run(

@@ -169,6 +169,20 @@ fn input_values(vals: &[Value], max: usize, owner: &str, inline: bool) -> Result
 
 /// Convert an introspection result (`__schema` object) into SDL text.
 pub fn introspection_to_sdl(schema_obj: &Value, max_depth: usize) -> Result<String, String> {
+    introspection_to_sdl_marked(schema_obj, max_depth).map(|(sdl, _)| sdl)
+}
+
+/// Where each part of the generated SDL came from in the JSON: `(byte offset in the SDL,
+/// JSON path such as `__schema.types[12].fields[3]`)`, in offset order.
+pub type JsonMarks = Vec<(usize, String)>;
+
+/// [`introspection_to_sdl`], with the JSON path of each type, field, enum value and
+/// directive, so problems found in the SDL can be located in the JSON.
+pub fn introspection_to_sdl_marked(
+    schema_obj: &Value,
+    max_depth: usize,
+) -> Result<(String, JsonMarks), String> {
+    let mut marks: JsonMarks = Vec::new();
     let mut out = String::new();
     let root = |k: &str| {
         schema_obj
@@ -195,7 +209,8 @@ pub fn introspection_to_sdl(schema_obj: &Value, max_depth: usize) -> Result<Stri
         .get("types")
         .and_then(Value::as_array)
         .ok_or("`__schema.types` is missing or not a list")?;
-    for t in types {
+    for (ti, t) in types.iter().enumerate() {
+        marks.push((out.len(), format!("__schema.types[{ti}]")));
         let name = s(t, "name").ok_or("a type without a name")?;
         if name.starts_with("__") || BUILTIN_SCALARS.contains(&name) {
             continue;
@@ -225,7 +240,8 @@ pub fn introspection_to_sdl(schema_obj: &Value, max_depth: usize) -> Result<Stri
                     continue;
                 }
                 out.push_str(" {\n");
-                for f in fields {
+                for (fi, f) in fields.iter().enumerate() {
+                    marks.push((out.len(), format!("__schema.types[{ti}].fields[{fi}]")));
                     let fname =
                         s(f, "name").ok_or_else(|| format!("a field of `{name}` has no name"))?;
                     description(&mut out, s(f, "description"), "  ");
@@ -263,7 +279,8 @@ pub fn introspection_to_sdl(schema_obj: &Value, max_depth: usize) -> Result<Stri
             }
             "ENUM" => {
                 out.push_str(&format!("enum {name} {{\n"));
-                for v in arr(t, "enumValues") {
+                for (vi, v) in arr(t, "enumValues").iter().enumerate() {
+                    marks.push((out.len(), format!("__schema.types[{ti}].enumValues[{vi}]")));
                     let vname = s(v, "name")
                         .ok_or_else(|| format!("a value of enum `{name}` has no name"))?;
                     description(&mut out, s(v, "description"), "  ");
@@ -284,7 +301,8 @@ pub fn introspection_to_sdl(schema_obj: &Value, max_depth: usize) -> Result<Stri
             other => return Err(format!("type `{name}` has unknown kind `{other}`")),
         }
     }
-    for d in arr(schema_obj, "directives") {
+    for (di, d) in arr(schema_obj, "directives").iter().enumerate() {
+        marks.push((out.len(), format!("__schema.directives[{di}]")));
         let Some(name) = s(d, "name") else { continue };
         if BUILTIN_DIRECTIVES.contains(&name) {
             continue;
@@ -306,7 +324,33 @@ pub fn introspection_to_sdl(schema_obj: &Value, max_depth: usize) -> Result<Stri
         }
         out.push_str(&format!(" on {}\n\n", locs.join(" | ")));
     }
-    Ok(out)
+    Ok((out, marks))
+}
+
+/// Rewrite a location `path:LINE:COL` in the generated `sdl` to the JSON path it came
+/// from (`path: __schema.types[12].fields[3]`); other text is returned unchanged.
+pub fn locate_in_json(location: &str, path: &str, sdl: &str, marks: &JsonMarks) -> String {
+    let Some(rest) = location.strip_prefix(path).and_then(|r| r.strip_prefix(':')) else {
+        return location.to_string();
+    };
+    let mut it = rest.splitn(2, ':');
+    let (Some(Ok(line)), Some(Ok(col))) = (
+        it.next().map(str::parse::<usize>),
+        it.next().map(str::parse::<usize>),
+    ) else {
+        return location.to_string();
+    };
+    let line_start: usize = sdl
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let offset = line_start + col.saturating_sub(1);
+    let i = marks.partition_point(|(o, _)| *o <= offset);
+    match i.checked_sub(1).and_then(|i| marks.get(i)) {
+        Some((_, json)) => format!("{path}: {json}"),
+        None => format!("{path}: __schema"),
+    }
 }
 
 /// Map a converter failure to a typed error.

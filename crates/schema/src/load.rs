@@ -202,9 +202,28 @@ fn load_introspection_value(
             path: path.to_string(),
             detail: "no `__schema` object found".into(),
         })?;
-    let sdl = introspection::introspection_to_sdl(obj, max_type_depth)
+    let (sdl, marks) = introspection::introspection_to_sdl_marked(obj, max_type_depth)
         .map_err(|d| introspection::conversion_error(path, d))?;
-    load_sdl_str(&sdl, path)
+    // Problems are found in the generated SDL; say where they are in the JSON.
+    let locate = |l: &str| introspection::locate_in_json(l, path, &sdl, &marks);
+    match load_sdl_str(&sdl, path) {
+        Ok(mut g) => {
+            for w in &mut g.warnings {
+                w.location = locate(&w.location);
+            }
+            Ok(g)
+        }
+        Err(SchemaError::NoUsableSchema { path: p, detail }) => {
+            let detail = match detail.split_once(' ') {
+                Some((loc, msg)) if loc.starts_with(path) => {
+                    format!("{} {msg}", locate(loc.trim_end_matches(':')))
+                }
+                _ => detail,
+            };
+            Err(SchemaError::NoUsableSchema { path: p, detail })
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The largest schema file read by default (Shopify's SDL, the largest measured, is

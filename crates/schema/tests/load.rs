@@ -419,3 +419,44 @@ fn headers_parse_and_errors_hide_values() {
         .to_string();
     assert!(!e.contains("secretvalue"), "{e}");
 }
+
+#[test]
+fn introspection_problems_are_located_in_the_json() {
+    let json = r#"{"__schema":{"queryType":{"name":"Query"},"types":[
+        {"kind":"OBJECT","name":"Query","interfaces":[],"fields":[
+            {"name":"a","args":[],"type":{"kind":"SCALAR","name":"Int"}},
+            {"name":"b","args":[],"type":{"kind":"OBJECT","name":"Missing"}}]}],
+        "directives":[]}}"#;
+    let g = gqlnav_schema::load_introspection_str(json, "api.json", 32).expect("loads");
+    let w = g
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("Missing"))
+        .unwrap_or_else(|| panic!("{:?}", g.warnings));
+    assert_eq!(w.location, "api.json: __schema.types[0].fields[1]", "{w}");
+}
+
+#[test]
+fn garbage_text_is_refused_by_the_lexer_pass() {
+    let text: String = {
+        // xorshift64: printable ASCII and newlines, uniformly (without newlines the first
+        // `#` makes the rest one comment).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 96 {
+                    95 => '\n',
+                    c => char::from(b' ' + c as u8),
+                }
+            })
+            .collect()
+    };
+    let e = gqlnav_schema::load_sdl_str(&text, "junk.graphql").unwrap_err();
+    assert!(
+        e.to_string().contains("characters that GraphQL does not allow"),
+        "{e}"
+    );
+}
