@@ -166,9 +166,11 @@ fn error_lines(errors: &[Value]) -> Vec<String> {
                         .join(".")
                 })
                 .filter(|p| !p.is_empty());
+            // Upstream text goes to a terminal or a model: control characters escaped.
+            let msg = gqlnav_schema::load::escape_controls(msg);
             match path {
-                Some(p) => format!("{msg} (at {p})"),
-                None => msg.to_string(),
+                Some(p) => format!("{msg} (at {})", gqlnav_schema::load::escape_controls(&p)),
+                None => msg,
             }
         })
         .collect()

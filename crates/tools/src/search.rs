@@ -236,7 +236,12 @@ impl Toolbox {
         } else {
             None
         };
-        let mut text = if items.is_empty() {
+        let mut text = if items.is_empty() && offset > 0 {
+            format!(
+                "No results past position {offset} for \"{}\": the last page has been read. Call search_schema without `cursor` to start again, or with other words.",
+                a.query
+            )
+        } else if items.is_empty() {
             format!(
                 "No coordinates match \"{}\". Try other words for the same intent, or introspect a type you know (e.g. Query).",
                 a.query

@@ -57,6 +57,15 @@ fn pages_follow_their_cursor_and_a_cursor_is_tied_to_its_query() {
     let out = tools.search_schema(&other);
     assert!(out.is_error);
     assert!(out.text.contains("cursor"), "{}", out.text);
+    // A well-formed cursor past the last result says so (not "no coordinates match").
+    let mut past = SearchRequest::new("issue labels");
+    past.cursor = Some(gqlnav_tools::make_cursor(
+        1_000_000,
+        "issue labels",
+        tools.generation().number,
+    ));
+    let out = tools.search_schema(&past);
+    assert!(out.text.contains("the last page has been read"), "{}", out.text);
 }
 
 #[test]
