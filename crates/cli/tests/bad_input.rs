@@ -253,8 +253,15 @@ fn the_endpoint_refuses_expensive_operations_and_keeps_answering() {
     let aliases: String = (0..10_000)
         .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
         .collect();
-    let (v, _) = post(&url, &json!({"query": format!("{{ {aliases} }}")}).to_string(), 20);
-    assert!(first_error(&v).contains("more than 100000 lexical tokens"), "{v}");
+    let (v, _) = post(
+        &url,
+        &json!({"query": format!("{{ {aliases} }}")}).to_string(),
+        20,
+    );
+    assert!(
+        first_error(&v).contains("more than 100000 lexical tokens"),
+        "{v}"
+    );
     let aliases: String = (0..3_000)
         .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
         .collect();

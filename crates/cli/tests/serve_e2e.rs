@@ -522,7 +522,11 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         "repositories(first: 1) { nodes { owner { ... on User { ".repeat(5),
         "} } } } ".repeat(5)
     );
-    gql_error_contains(&url, json!({"query": deep}), "the nesting depth is 17, the limit is 15");
+    gql_error_contains(
+        &url,
+        json!({"query": deep}),
+        "the nesting depth is 17, the limit is 15",
+    );
     // Host guard and body limit.
     let c = reqwest::blocking::Client::new();
     for (header, value) in [

@@ -330,7 +330,10 @@ pub fn introspection_to_sdl_marked(
 /// Rewrite a location `path:LINE:COL` in the generated `sdl` to the JSON path it came
 /// from (`path: __schema.types[12].fields[3]`); other text is returned unchanged.
 pub fn locate_in_json(location: &str, path: &str, sdl: &str, marks: &JsonMarks) -> String {
-    let Some(rest) = location.strip_prefix(path).and_then(|r| r.strip_prefix(':')) else {
+    let Some(rest) = location
+        .strip_prefix(path)
+        .and_then(|r| r.strip_prefix(':'))
+    else {
         return location.to_string();
     };
     let mut it = rest.splitn(2, ':');

@@ -456,7 +456,8 @@ fn garbage_text_is_refused_by_the_lexer_pass() {
     };
     let e = gqlnav_schema::load_sdl_str(&text, "junk.graphql").unwrap_err();
     assert!(
-        e.to_string().contains("characters that GraphQL does not allow"),
+        e.to_string()
+            .contains("characters that GraphQL does not allow"),
         "{e}"
     );
 }

@@ -101,13 +101,15 @@ pub(crate) enum Verdict {
 /// Judge one input line.
 pub(crate) fn judge(line: &Line) -> Verdict {
     let bytes = match line {
-        Line::TooLong => return Verdict::Reply(error_reply(
-            Value::Null,
-            -32700,
-            format!(
+        Line::TooLong => {
+            return Verdict::Reply(error_reply(
+                Value::Null,
+                -32700,
+                format!(
                 "Parse error: the message is longer than {MAX_LINE_BYTES} bytes and was skipped"
             ),
-        )),
+            ))
+        }
         Line::Eof => return Verdict::Skip,
         Line::Text(b) => b,
     };
@@ -122,17 +124,18 @@ pub(crate) fn judge(line: &Line) -> Verdict {
     if text.is_empty() {
         return Verdict::Skip;
     }
-    let v: Value =
-        match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => return Verdict::Reply(error_reply(
+    let v: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return Verdict::Reply(error_reply(
                 Value::Null,
                 -32700,
                 format!(
                     "Parse error: the message is not JSON ({e}); send one JSON-RPC object per line"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let Some(obj) = v.as_object() else {
         let what = if v.is_array() {
             "batching is not supported: send one JSON-RPC object per line"

@@ -124,7 +124,10 @@ pub fn check_cost(
             });
             if let Some(d) = limit_hit {
                 let why = if d.error.to_string().contains("token limit") {
-                    format!("it has more than {} lexical tokens (the limit)", limits.max_tokens)
+                    format!(
+                        "it has more than {} lexical tokens (the limit)",
+                        limits.max_tokens
+                    )
                 } else {
                     "it nests deeper than the parser's limit".to_string()
                 };

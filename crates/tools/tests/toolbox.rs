@@ -65,7 +65,11 @@ fn pages_follow_their_cursor_and_a_cursor_is_tied_to_its_query() {
         tools.generation().number,
     ));
     let out = tools.search_schema(&past);
-    assert!(out.text.contains("the last page has been read"), "{}", out.text);
+    assert!(
+        out.text.contains("the last page has been read"),
+        "{}",
+        out.text
+    );
 }
 
 #[test]
