@@ -67,22 +67,7 @@ fn schema_files_that_are_not_schemas_fail_fast_with_one_clear_cause() {
     refused(&random, "is not UTF-8 text");
     // Printable garbage: refused by one lexer pass before the parser builds anything.
     let printable = dir.path().join("printable.graphql");
-    let text: String = {
-        // xorshift64: printable ASCII and newlines, uniformly (without newlines the first
-        // `#` makes the rest one comment).
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        (0..3_000_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                match x % 96 {
-                    95 => '\n',
-                    c => char::from(b' ' + c as u8),
-                }
-            })
-            .collect()
-    };
+    let text = common::garbage_text(3_000_000);
     std::fs::write(&printable, text).expect("write");
     refused(&printable, "characters that GraphQL does not allow");
     let (ok, err, _) = run(
@@ -156,34 +141,32 @@ fn trickle(s: &mut std::net::TcpStream) {
     }
 }
 
-fn unauthorized(s: &mut std::net::TcpStream) {
-    let body = br#"{"message":"Bad credentials","documentation_url":"https://docs.example.com"}"#;
+/// Write a whole HTTP response.
+fn respond_with(s: &mut std::net::TcpStream, status: &str, content_type: &str, body: &[u8]) {
     let head = format!(
-        "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
         body.len()
     );
     let _ = s.write_all(head.as_bytes());
     let _ = s.write_all(body);
+}
+
+fn unauthorized(s: &mut std::net::TcpStream) {
+    let body = br#"{"message":"Bad credentials","documentation_url":"https://docs.example.com"}"#;
+    respond_with(s, "401 Unauthorized", "application/json", body);
 }
 
 fn hostile(s: &mut std::net::TcpStream) {
-    let body = b"\x1b[2J\x1b[31mgotcha\x07 <html>";
-    let head = format!(
-        "HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n",
-        body.len()
+    respond_with(
+        s,
+        "502 Bad Gateway",
+        "text/html",
+        b"\x1b[2J\x1b[31mgotcha\x07 <html>",
     );
-    let _ = s.write_all(head.as_bytes());
-    let _ = s.write_all(body);
 }
 
 fn not_graphql(s: &mut std::net::TcpStream) {
-    let body = br#"{"status":"ok"}"#;
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-        body.len()
-    );
-    let _ = s.write_all(head.as_bytes());
-    let _ = s.write_all(body);
+    respond_with(s, "200 OK", "application/json", br#"{"status":"ok"}"#);
 }
 
 /// `gqlnav serve --graphql` on the bundled linear schema forwarding to `upstream`.
@@ -250,44 +233,25 @@ fn the_endpoint_refuses_expensive_operations_and_keeps_answering() {
     assert!(took < Duration::from_secs(2), "{took:?}");
     // An alias bomb of local meta-fields: refused by the token cap (10,000 aliases) or by
     // breadth (3,000), before any search runs.
-    let aliases: String = (0..10_000)
-        .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
-        .collect();
-    let (v, _) = post(
-        &url,
-        &json!({"query": format!("{{ {aliases} }}")}).to_string(),
-        20,
-    );
-    assert!(
-        first_error(&v).contains("more than 100000 lexical tokens"),
-        "{v}"
-    );
-    let aliases: String = (0..3_000)
-        .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
-        .collect();
-    let (v, _) = post(
-        &url,
-        &json!({"query": format!("{{ {aliases} }}")}).to_string(),
-        20,
-    );
-    assert!(
-        first_error(&v).contains("widest selection set is 3000"),
-        "{v}"
-    );
+    // `n` aliases of `__search(first: 150)`: the first error's text.
+    let bomb = |n: usize| {
+        let aliases: String = (0..n)
+            .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
+            .collect();
+        let q = json!({"query": format!("{{ {aliases} }}")}).to_string();
+        let (v, _) = post(&url, &q, 20);
+        let text = v.to_string();
+        (first_error(&v), text.chars().take(400).collect::<String>())
+    };
+    let (e, _) = bomb(10_000);
+    assert!(e.contains("more than 100000 lexical tokens"), "{e}");
+    let (e, _) = bomb(3_000);
+    assert!(e.contains("widest selection set is 3000"), "{e}");
     // Within breadth but over the per-operation result cap.
-    let aliases: String = (0..20)
-        .map(|i| format!("a{i}: __search(query: \"issue\", first: 150) {{ coordinate }} "))
-        .collect();
-    let (v, _) = post(
-        &url,
-        &json!({"query": format!("{{ {aliases} }}")}).to_string(),
-        20,
-    );
-    let text = v.to_string();
+    let (_, text) = bomb(20);
     assert!(
         text.contains("more local results than the server gives"),
-        "{}",
-        &text[..text.len().min(400)]
+        "{text}"
     );
     // A batch gets a plain sentence.
     let (v, _) = post(&url, r#"[{"query":"{ __typename }"}]"#, 5);

@@ -438,22 +438,7 @@ fn introspection_problems_are_located_in_the_json() {
 
 #[test]
 fn garbage_text_is_refused_by_the_lexer_pass() {
-    let text: String = {
-        // xorshift64: printable ASCII and newlines, uniformly (without newlines the first
-        // `#` makes the rest one comment).
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        (0..200_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                match x % 96 {
-                    95 => '\n',
-                    c => char::from(b' ' + c as u8),
-                }
-            })
-            .collect()
-    };
+    let text = common::garbage_text(200_000);
     let e = gqlnav_schema::load_sdl_str(&text, "junk.graphql").unwrap_err();
     assert!(
         e.to_string()

@@ -63,3 +63,20 @@ pub fn skip(reason: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "skipped: {reason}");
 }
+
+/// `n` characters of garbage text: printable ASCII and newlines, uniformly (xorshift64;
+/// without newlines the first `#` would make the rest one comment).
+pub fn garbage_text(n: usize) -> String {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 96 {
+                95 => '\n',
+                c => char::from(b' ' + c as u8),
+            }
+        })
+        .collect()
+}
