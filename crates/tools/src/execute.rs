@@ -144,36 +144,80 @@ fn status_advice(status: u16) -> &'static str {
     }
 }
 
-fn error_lines(errors: &[Value]) -> Vec<String> {
-    errors
-        .iter()
-        .take(10)
-        .map(|e| {
-            let msg = e
-                .get("message")
+/// One line per distinct error message, in first-seen order: `message (at a.b, c.d) ×N`
+/// (an upstream that fails one field on every node repeats the same error per node).
+/// At most 10 lines; paths listed up to 3 per message.
+pub(crate) fn error_lines(errors: &[Value]) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<String>, usize)> = Vec::new();
+    for e in errors {
+        // Upstream text goes to a terminal or a model: control characters escaped.
+        let msg = gqlnav_schema::load::escape_controls(
+            e.get("message")
                 .and_then(Value::as_str)
-                .unwrap_or("(no message)");
-            let path = e
-                .get("path")
-                .and_then(Value::as_array)
-                .map(|p| {
-                    p.iter()
-                        .map(|x| match x {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(".")
-                })
-                .filter(|p| !p.is_empty());
-            // Upstream text goes to a terminal or a model: control characters escaped.
-            let msg = gqlnav_schema::load::escape_controls(msg);
-            match path {
-                Some(p) => format!("{msg} (at {})", gqlnav_schema::load::escape_controls(&p)),
-                None => msg,
+                .unwrap_or("(no message)"),
+        );
+        let path = e
+            .get("path")
+            .and_then(Value::as_array)
+            .map(|p| {
+                p.iter()
+                    .map(|x| match x {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(".")
+            })
+            .filter(|p| !p.is_empty())
+            .map(|p| gqlnav_schema::load::escape_controls(&p));
+        match groups.iter_mut().find(|(m, _, _)| *m == msg) {
+            Some((_, paths, n)) => {
+                *n += 1;
+                paths.extend(path);
             }
+            None => groups.push((msg, path.into_iter().collect(), 1)),
+        }
+    }
+    groups
+        .into_iter()
+        .take(10)
+        .map(|(msg, paths, n)| {
+            let mut line = msg;
+            if !paths.is_empty() {
+                let more = if paths.len() > 3 { ", …" } else { "" };
+                line.push_str(&format!(
+                    " (at {}{more})",
+                    paths[..paths.len().min(3)].join(", ")
+                ));
+            }
+            if n > 1 {
+                line.push_str(&format!(" ×{n}"));
+            }
+            line
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn identical_errors_are_said_once_with_a_count() {
+        let errs: Vec<_> = (0..5)
+            .map(|i| json!({"message": "Cannot return null", "path": ["nodes", i, "name"]}))
+            .chain([json!({"message": "other \u{1b}[2J"})])
+            .collect();
+        let lines = super::error_lines(&errs);
+        assert_eq!(
+            lines,
+            vec![
+                "Cannot return null (at nodes.0.name, nodes.1.name, nodes.2.name, …) ×5"
+                    .to_string(),
+                "other \\u{1b}[2J".to_string(),
+            ]
+        );
+    }
 }
 
 impl Toolbox {
