@@ -253,6 +253,19 @@ fn the_endpoint_refuses_expensive_operations_and_keeps_answering() {
         text.contains("more local results than the server gives"),
         "{text}"
     );
+    // Whole introspection, aliased: one `__schema` per operation.
+    let (v, _) = post(
+        &url,
+        r#"{"query":"{ a: __schema { queryType { name } } b: __schema { queryType { name } } }"}"#,
+        10,
+    );
+    assert!(first_error(&v).contains("at most one `__schema`"), "{v}");
+    let (v, _) = post(
+        &url,
+        r#"{"query":"{ __schema { queryType { name } } }"}"#,
+        10,
+    );
+    assert_eq!(v["data"]["__schema"]["queryType"]["name"], "Query", "{v}");
     // A batch gets a plain sentence.
     let (v, _) = post(&url, r#"[{"query":"{ __typename }"}]"#, 5);
     assert!(first_error(&v).contains("batching is not supported"), "{v}");

@@ -79,7 +79,9 @@ impl Default for ExecPolicy {
             mutations: MutationPolicy::None,
             cost: CostLimits::default(),
             max_local_results: 500,
-            max_local_response_bytes: 2 * 1024 * 1024,
+            // A whole `__schema` introspection of GitHub is several MB: 16 MiB leaves
+            // room for one.
+            max_local_response_bytes: 16 * 1024 * 1024,
             max_response_bytes: 4 * 1024 * 1024,
             max_result_bytes: 64 * 1024,
             max_result_tokens: 6_000,

@@ -63,6 +63,8 @@ type Query {
 
 /// Most results per `__search` page.
 pub const MAX_FIRST: i64 = 150;
+/// Most `__type` fields (aliases) per operation.
+pub const MAX_TYPE_ROOTS: usize = 50;
 /// Most coordinates per `__definitions` call.
 pub const MAX_DEFINITIONS: usize = 150;
 
@@ -373,6 +375,16 @@ fn answer_locally(state: &AppState, req: GraphqlRequest, via_get: bool) -> Step 
         return Step::Done(gql_error(
             "this operation mixes local meta-fields (__search, __definitions, __schema, __type) with fields answered by the upstream API; send them as two separate operations",
         ));
+    }
+    // Standard introspection is answered whole before the byte cap can look at it: bound
+    // how many of its roots one operation may ask for (aliases count).
+    let count = |name: &str| info.root_fields.iter().filter(|f| *f == name).count();
+    if count("__schema") > 1 || count("__type") > MAX_TYPE_ROOTS {
+        return Step::Done(gql_error(format!(
+            "this operation asks for `__schema` {} times and `__type` {} times; the server answers at most one `__schema` and {MAX_TYPE_ROOTS} `__type` per operation",
+            count("__schema"),
+            count("__type")
+        )));
     }
     if local == 0 && concrete > 0 {
         let mut body = json!({"query": req.query});
