@@ -198,28 +198,6 @@ pub(crate) fn error_lines(errors: &[Value]) -> Vec<String> {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    #[test]
-    fn identical_errors_are_said_once_with_a_count() {
-        let errs: Vec<_> = (0..5)
-            .map(|i| json!({"message": "Cannot return null", "path": ["nodes", i, "name"]}))
-            .chain([json!({"message": "other \u{1b}[2J"})])
-            .collect();
-        let lines = super::error_lines(&errs);
-        assert_eq!(
-            lines,
-            vec![
-                "Cannot return null (at nodes.0.name, nodes.1.name, nodes.2.name, …) ×5"
-                    .to_string(),
-                "other \\u{1b}[2J".to_string(),
-            ]
-        );
-    }
-}
-
 impl Toolbox {
     /// `execute`: validate, apply the policy, send, cap.
     pub async fn execute(&self, a: &OperationRequest) -> ToolOutput {
@@ -322,5 +300,27 @@ impl Toolbox {
             shown,
             Some(json!({"executed": true, "data": structured_data, "truncated": cut})),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn identical_errors_are_said_once_with_a_count() {
+        let errs: Vec<_> = (0..5)
+            .map(|i| json!({"message": "Cannot return null", "path": ["nodes", i, "name"]}))
+            .chain([json!({"message": "other \u{1b}[2J"})])
+            .collect();
+        let lines = super::error_lines(&errs);
+        assert_eq!(
+            lines,
+            vec![
+                "Cannot return null (at nodes.0.name, nodes.1.name, nodes.2.name, …) ×5"
+                    .to_string(),
+                "other \\u{1b}[2J".to_string(),
+            ]
+        );
     }
 }
