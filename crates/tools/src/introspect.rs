@@ -53,6 +53,77 @@ impl IntrospectRequest {
 pub const MAX_INTROSPECT_DEPTH: usize = 3;
 /// Most coordinates per `introspect` call.
 pub const MAX_INTROSPECT_COORDINATES: usize = 20;
+/// Most tokens (the toolbox's encoding) the types added by `depth` ≥ 2 may take. They are
+/// written compactly (one line each, no descriptions, field arguments as `(…)`), unions,
+/// enums and input types first; what does not fit is named, not shown. On GitHub,
+/// `PushAllowance` at depth 2 took about 1,400 tokens of full SDL (mostly connection
+/// arguments) where one union line was needed.
+pub const INTROSPECT_EXPANSION_TOKENS: usize = 800;
+
+/// One line for a referenced type: what an agent needs to write an operation with it.
+fn compact_type(graph: &SchemaGraph, name: &str) -> Option<String> {
+    let field_line = |n: &str, f: &apollo_compiler::schema::FieldDefinition| {
+        let args = if f.arguments.is_empty() { "" } else { "(…)" };
+        format!("{n}{args}: {}", f.ty)
+    };
+    Some(match graph.schema.types.get(name)? {
+        ExtendedType::Object(o) => {
+            let imps: Vec<&str> = o
+                .implements_interfaces
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect();
+            let imps = if imps.is_empty() {
+                String::new()
+            } else {
+                format!(" implements {}", imps.join(" & "))
+            };
+            let fields: Vec<String> = o.fields.iter().map(|(n, f)| field_line(n, f)).collect();
+            format!("type {name}{imps} {{ {} }}", fields.join(" "))
+        }
+        ExtendedType::Interface(o) => {
+            let fields: Vec<String> = o.fields.iter().map(|(n, f)| field_line(n, f)).collect();
+            let members = graph.possible_types(name);
+            format!(
+                "interface {name} {{ {} }}  # implemented by {}",
+                fields.join(" "),
+                members.join(", ")
+            )
+        }
+        ExtendedType::Union(u) => {
+            let m: Vec<&str> = u.members.iter().map(|m| m.name.as_str()).collect();
+            format!("union {name} = {}", m.join(" | "))
+        }
+        ExtendedType::Enum(e) => {
+            let v: Vec<&str> = e.values.keys().map(|k| k.as_str()).collect();
+            format!("enum {name} {{ {} }}", v.join(" "))
+        }
+        ExtendedType::InputObject(i) => {
+            let f: Vec<String> = i
+                .fields
+                .iter()
+                .map(|(n, f)| match &f.default_value {
+                    Some(d) => format!("{n}: {} = {d}", f.ty),
+                    None => format!("{n}: {}", f.ty),
+                })
+                .collect();
+            format!("input {name} {{ {} }}", f.join(", "))
+        }
+        ExtendedType::Scalar(_) => format!("scalar {name}"),
+    })
+}
+
+/// Order of expansion: what fills in a selection or an argument value cheaply first.
+fn expansion_rank(graph: &SchemaGraph, name: &str) -> u8 {
+    match graph.schema.types.get(name) {
+        Some(ExtendedType::Union(_)) => 0,
+        Some(ExtendedType::Enum(_)) => 1,
+        Some(ExtendedType::InputObject(_)) => 2,
+        Some(ExtendedType::Interface(_)) => 3,
+        Some(ExtendedType::Object(_)) => 4,
+        _ => 5,
+    }
+}
 
 fn type_sdl(graph: &SchemaGraph, name: &str) -> Option<String> {
     graph.schema.types.get(name).map(|t| t.to_string())
@@ -287,22 +358,45 @@ impl Toolbox {
             blocks.push(text);
             frontier.extend(refs);
         }
+        // depth ≥ 2: the referenced types, compactly, under the expansion cap.
+        let mut added: Vec<String> = Vec::new();
+        let mut left_out: Vec<String> = Vec::new();
+        let mut spent = 0usize;
         for _ in 1..depth {
+            let mut level: Vec<String> = frontier
+                .drain(..)
+                .filter(|t| !is_builtin_type(graph, t) && seen_types.insert(t.clone()))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            level.sort_by_key(|t| expansion_rank(graph, t));
             let mut next = Vec::new();
-            let mut level: BTreeSet<String> = BTreeSet::new();
-            for t in frontier.drain(..) {
-                if !is_builtin_type(graph, &t) && !seen_types.contains(&t) {
-                    level.insert(t);
-                }
-            }
             for t in level {
-                seen_types.insert(t.clone());
-                if let Some(s) = type_sdl(graph, &t) {
-                    blocks.push(s);
-                    referenced_types(graph, &t, &mut next);
+                let Some(line) = compact_type(graph, &t) else {
+                    continue;
+                };
+                let cost = self.meter.count(&line) + 1;
+                if spent + cost > INTROSPECT_EXPANSION_TOKENS {
+                    left_out.push(t);
+                    continue;
                 }
+                spent += cost;
+                added.push(line);
+                referenced_types(graph, &t, &mut next);
             }
             frontier = next;
+        }
+        if !added.is_empty() {
+            blocks.push(format!(
+                "# referenced types (compact)\n{}\n",
+                added.join("\n")
+            ));
+        }
+        if !left_out.is_empty() {
+            blocks.push(format!(
+                "# not shown (over the {INTROSPECT_EXPANSION_TOKENS}-token cap for referenced types): {}. Introspect them by name.\n",
+                left_out.join(", ")
+            ));
         }
         let full = blocks.join("\n");
         let (text, cut) = cap_text(
@@ -318,6 +412,7 @@ impl Toolbox {
                 "coordinates": resolved.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                 "depth": depth,
                 "truncated": cut,
+                "notShown": left_out,
             })),
         )
     }

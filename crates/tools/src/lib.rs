@@ -31,7 +31,8 @@ mod validate;
 pub use cost::{check_cost, Cost, CostError, CostLimits};
 pub use execute::UpstreamError;
 pub use introspect::{
-    suggest, IntrospectRequest, MAX_INTROSPECT_COORDINATES, MAX_INTROSPECT_DEPTH,
+    suggest, IntrospectRequest, INTROSPECT_EXPANSION_TOKENS, MAX_INTROSPECT_COORDINATES,
+    MAX_INTROSPECT_DEPTH,
 };
 pub use output::ToolOutput;
 pub use policy::{ExecPolicy, MutationPolicy, ToolsConfig};

@@ -114,3 +114,39 @@ fn result_coordinates(v: &serde_json::Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+#[test]
+fn introspect_depth_two_is_compact_capped_and_names_what_it_left_out() {
+    let tools = common::toolbox("github");
+    let mut req = IntrospectRequest::new(["PushAllowance"]);
+    req.depth = 2;
+    let out = tools.introspect(&req);
+    assert!(!out.is_error, "{}", out.text);
+    // The union the question needs is one line, members named.
+    assert!(
+        out.text
+            .contains("union PushAllowanceActor = App | Team | User"),
+        "{}",
+        out.text
+    );
+    eprintln!("PushAllowance depth 2: {} tokens", out.tokens);
+    assert!(
+        out.tokens <= 300 + gqlnav_tools::INTROSPECT_EXPANSION_TOKENS,
+        "{}",
+        out.tokens
+    );
+    // A field returning a type too big for the cap: named, not shown.
+    let mut req = IntrospectRequest::new(["Query.repository"]);
+    req.depth = 2;
+    let out = tools.introspect(&req);
+    assert!(out.text.contains("# not shown (over the"), "{}", out.text);
+    let v = out.structured.expect("structured");
+    let names: Vec<&str> = v["notShown"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|x| x.as_str())
+        .collect();
+    assert!(names.contains(&"Repository"), "{names:?}");
+    assert!(out.tokens < 1_500, "{}", out.tokens);
+}
