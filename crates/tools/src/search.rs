@@ -110,6 +110,49 @@ pub struct SearchItem {
     pub paths_to_root: Vec<Vec<String>>,
     /// Cursor pointing after this result.
     pub cursor: String,
+    /// For a field of an interface, or one returning an interface or a union: which
+    /// object types are behind it (`on Interface: implemented by A, B`), so an agent can
+    /// write the fragment without another call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub members: Option<String>,
+}
+
+/// Most member names listed per hit.
+const MAX_MEMBERS_SHOWN: usize = 5;
+
+/// The object types behind an abstract owner or return type of an entry, as one line.
+fn members_note(graph: &gqlnav_schema::SchemaGraph, e: &gqlnav_corpus::Entry) -> Option<String> {
+    let list = |name: &str| {
+        let p = graph.possible_types(name);
+        let more = p.len().saturating_sub(MAX_MEMBERS_SHOWN);
+        let mut s = p[..p.len().min(MAX_MEMBERS_SHOWN)].join(", ");
+        if more > 0 {
+            s.push_str(&format!(" +{more} more"));
+        }
+        (!p.is_empty()).then_some(s)
+    };
+    let is_abstract = |name: &str| {
+        matches!(
+            graph.schema.types.get(name),
+            Some(apollo_compiler::schema::ExtendedType::Interface(_))
+                | Some(apollo_compiler::schema::ExtendedType::Union(_))
+        )
+    };
+    let mut parts = Vec::new();
+    if is_abstract(&e.owner) {
+        if let Some(l) = list(&e.owner) {
+            parts.push(format!("{} is implemented by {l}", e.owner));
+        }
+    }
+    if e.named_type != e.owner && is_abstract(&e.named_type) {
+        if let Some(l) = list(&e.named_type) {
+            parts.push(format!(
+                "returns {} (one of {l}: select with `... on Type`)",
+                e.named_type
+            ));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Largest accepted query text, in bytes.
@@ -163,6 +206,9 @@ fn item_block(rank: usize, it: &SearchItem) -> String {
         Some(p) => block.push_str(&format!("\n   path: {}", p.join(" > "))),
         None => block.push_str("\n   path: (none from Query)"),
     }
+    if let Some(m) = &it.members {
+        block.push_str(&format!("\n   members: {m}"));
+    }
     block
 }
 
@@ -195,6 +241,7 @@ impl Toolbox {
                 definition: short_definition(e),
                 paths_to_root: hit.paths_to_root,
                 cursor: make_cursor(slot.rank + 1, query, generation.number),
+                members: members_note(&generation.graph, e),
             };
             (item, 0)
         });

@@ -150,3 +150,27 @@ fn introspect_depth_two_is_compact_capped_and_names_what_it_left_out() {
     assert!(names.contains(&"Repository"), "{names:?}");
     assert!(out.tokens < 1_500, "{}", out.tokens);
 }
+
+#[test]
+fn hits_on_abstract_types_name_the_members_behind_them() {
+    let tools = common::toolbox("github");
+    let mut req = SearchRequest::new("who can push to a protected branch actor");
+    req.limit = 20;
+    let out = tools.search_schema(&req);
+    assert!(!out.is_error, "{}", out.text);
+    // A field returning a union names its members, and how to select them.
+    let v = out.structured.expect("structured");
+    let with_members: Vec<&serde_json::Value> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r.get("members").is_some())
+        .collect();
+    assert!(!with_members.is_empty(), "{}", out.text);
+    assert!(out.text.contains("members: "), "{}", out.text);
+    assert!(
+        out.text.contains("select with `... on Type`"),
+        "{}",
+        out.text
+    );
+}
