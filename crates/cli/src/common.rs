@@ -33,7 +33,7 @@ pub struct SchemaArgs {
     #[arg(long, default_value_t = 32 * 1024 * 1024, value_name = "BYTES")]
     pub max_response_bytes: u64,
     /// Largest schema file read, in bytes (a bigger file is refused before it is read).
-    #[arg(long, default_value_t = gqlnav_schema::load::DEFAULT_MAX_SCHEMA_BYTES, value_name = "BYTES")]
+    #[arg(long, default_value_t = gqlnav_schema::DEFAULT_MAX_SCHEMA_BYTES, value_name = "BYTES")]
     pub max_schema_bytes: u64,
     /// Timeout of the introspection request when --schema is a URL, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
@@ -47,7 +47,7 @@ impl SchemaArgs {
     pub fn endpoint_options(&self) -> Result<EndpointOptions> {
         let mut headers = Vec::new();
         if let Ok(env) = std::env::var("GQLNAV_HEADERS") {
-            headers.extend(gqlnav_schema::load::parse_headers_env(&env)?);
+            headers.extend(gqlnav_schema::parse_headers_env(&env)?);
         }
         for h in &self.headers {
             headers.push(gqlnav_schema::parse_header(h)?);

@@ -174,10 +174,9 @@ fn fuzz_sdl_loading() {
 #[test]
 fn fuzz_introspection_json() {
     let g = gqlnav_schema::load_sdl_str(&read("singapore"), "s").expect("schema");
-    let seed = serde_json::to_string(
-        &gqlnav_schema::introspection::introspection_result(&g.schema).expect("introspect"),
-    )
-    .expect("json");
+    let seed =
+        serde_json::to_string(&gqlnav_schema::introspection_result(&g.schema).expect("introspect"))
+            .expect("json");
     fuzz("introspection", edits(), |e| {
         let text = mutate(&seed, &e);
         let _ = timed("load_introspection_str", || {

@@ -1,20 +1,28 @@
 //! gqlnav schema stage: load a schema (SDL, introspection JSON, live endpoint), schema
 //! coordinates, and the schema graph (roots, reverse edges, paths to the root).
 
-pub mod coordinate;
-pub mod error;
+mod coordinate;
+mod error;
 mod fingerprint;
 mod fnv;
-pub mod graph;
-pub mod introspection;
-pub mod load;
+mod graph;
+mod introspection;
+mod load;
 
 pub use apollo_compiler;
 pub use coordinate::{Coordinate, CoordinateKind};
 pub use error::SchemaError;
 pub use fnv::Fnv64;
-pub use graph::{FieldRef, PathOptions, RootKind, SchemaGraph, Warning};
+pub use graph::{
+    edit_distance, FieldRef, PathOptions, RootKind, SchemaGraph, Warning, GENERIC_ABSTRACT,
+};
+pub use introspection::{
+    execute_introspection, introspection_result, introspection_to_sdl, introspection_to_sdl_marked,
+    locate_in_json, JsonMarks, DEFAULT_MAX_TYPE_DEPTH, INTROSPECTION_QUERY,
+};
 pub use load::{
-    load, load_endpoint, load_file, load_introspection_str, load_sdl_str, parse_header,
-    EndpointOptions,
+    body_snippet, check_http_url, escape_controls, load, load_endpoint, load_file, load_file_with,
+    load_introspection_str, load_sdl_str, parse_header, parse_headers_env, post_json_bounded,
+    read_schema_file, redact_url, text_of, EndpointOptions, DEFAULT_MAX_SCHEMA_BYTES,
+    MAX_LEXICAL_ERRORS, MAX_SCHEMA_TOKENS,
 };

@@ -309,11 +309,10 @@ impl ServeConfig {
             self.tools.endpoint = Some(v);
         }
         if let Some(v) = get("GQLNAV_HEADERS") {
-            let hs =
-                gqlnav_schema::load::parse_headers_env(&v).map_err(|e| ConfigError::Value {
-                    key: "GQLNAV_HEADERS".into(),
-                    detail: e.to_string(),
-                })?;
+            let hs = gqlnav_schema::parse_headers_env(&v).map_err(|e| ConfigError::Value {
+                key: "GQLNAV_HEADERS".into(),
+                detail: e.to_string(),
+            })?;
             self.tools.headers.extend(hs);
         }
         if let Some(v) = get("GQLNAV_ALLOW_MUTATIONS") {
@@ -351,7 +350,7 @@ impl ServeConfig {
     /// Check the endpoint URL (http/https only) and the listen addresses.
     pub fn check(&self) -> Result<(), ConfigError> {
         if let Some(e) = &self.tools.endpoint {
-            gqlnav_schema::load::check_http_url(e).map_err(|e| ConfigError::Value {
+            gqlnav_schema::check_http_url(e).map_err(|e| ConfigError::Value {
                 key: "endpoint".into(),
                 detail: e.to_string(),
             })?;

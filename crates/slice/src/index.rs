@@ -22,7 +22,7 @@ use crate::SliceError;
 /// Interfaces and unions with at most this many possible types count as leading to each
 /// of them (`GitObject` → Commit, Tree, Blob, Tag); larger ones are the schema graph's
 /// generic lookups (`Node`), which lead nowhere in particular.
-const SMALL_ABSTRACT: usize = gqlnav_schema::graph::GENERIC_ABSTRACT;
+const SMALL_ABSTRACT: usize = gqlnav_schema::GENERIC_ABSTRACT;
 
 /// A slicer over one schema: the corpus and the ranker, indexed once.
 pub struct Slicer {

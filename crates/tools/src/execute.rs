@@ -47,7 +47,7 @@ pub enum UpstreamError {
 }
 
 fn snippet(b: &[u8]) -> String {
-    gqlnav_schema::load::body_snippet(b, 160)
+    gqlnav_schema::body_snippet(b, 160)
 }
 
 impl Toolbox {
@@ -60,7 +60,7 @@ impl Toolbox {
             .endpoint
             .as_deref()
             .ok_or(UpstreamError::NoEndpoint)?;
-        let parsed = gqlnav_schema::load::check_http_url(url)
+        let parsed = gqlnav_schema::check_http_url(url)
             .map_err(|e| UpstreamError::Request(e.to_string()))?;
         let policy = &state.config.policy;
         let mut req = state
@@ -74,7 +74,7 @@ impl Toolbox {
         for (k, v) in &state.config.headers {
             req = req.header(k.as_str(), v.as_str());
         }
-        let label = gqlnav_schema::load::redact_url(url);
+        let label = gqlnav_schema::redact_url(url);
         let map = |e: reqwest::Error| {
             if e.is_timeout() {
                 UpstreamError::Timeout(policy.timeout.as_secs())
@@ -151,7 +151,7 @@ pub(crate) fn error_lines(errors: &[Value]) -> Vec<String> {
     let mut groups: Vec<(String, Vec<String>, usize)> = Vec::new();
     for e in errors {
         // Upstream text goes to a terminal or a model: control characters escaped.
-        let msg = gqlnav_schema::load::escape_controls(
+        let msg = gqlnav_schema::escape_controls(
             e.get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("(no message)"),
@@ -169,7 +169,7 @@ pub(crate) fn error_lines(errors: &[Value]) -> Vec<String> {
                     .join(".")
             })
             .filter(|p| !p.is_empty())
-            .map(|p| gqlnav_schema::load::escape_controls(&p));
+            .map(|p| gqlnav_schema::escape_controls(&p));
         match groups.iter_mut().find(|(m, _, _)| *m == msg) {
             Some((_, paths, n)) => {
                 *n += 1;

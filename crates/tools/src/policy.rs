@@ -126,10 +126,7 @@ impl std::fmt::Debug for ToolsConfig {
         f.debug_struct("ToolsConfig")
             .field(
                 "endpoint",
-                &self
-                    .endpoint
-                    .as_deref()
-                    .map(gqlnav_schema::load::redact_url),
+                &self.endpoint.as_deref().map(gqlnav_schema::redact_url),
             )
             .field("headers", &names)
             .field("policy", &self.policy)

@@ -245,8 +245,7 @@ impl Toolbox {
         meter: TokenMeter,
     ) -> Result<Toolbox, ToolboxError> {
         if let Some(e) = &config.endpoint {
-            gqlnav_schema::load::check_http_url(e)
-                .map_err(|e| ToolboxError::Endpoint(e.to_string()))?;
+            gqlnav_schema::check_http_url(e).map_err(|e| ToolboxError::Endpoint(e.to_string()))?;
         }
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())

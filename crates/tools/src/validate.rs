@@ -73,7 +73,7 @@ fn arg_suggestions(graph: &SchemaGraph, field_coord: &str, bad: &str) -> Vec<Str
         .iter()
         .map(|a| {
             (
-                gqlnav_schema::graph::edit_distance(
+                gqlnav_schema::edit_distance(
                     &bad.to_ascii_lowercase(),
                     &a.name.to_ascii_lowercase(),
                 ),

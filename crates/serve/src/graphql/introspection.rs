@@ -106,12 +106,7 @@ fn named<'v>(list: &'v JsonValue, key: &str, name: &str) -> Option<&'v JsonValue
 impl Introspection {
     /// Introspect `schema` (apollo-compiler's own execution).
     pub fn new(schema: &Schema) -> Result<Self, String> {
-        let v = gqlnav_schema::introspection::execute_introspection(
-            schema,
-            FULL_QUERY,
-            None,
-            &JsonMap::new(),
-        )?;
+        let v = gqlnav_schema::execute_introspection(schema, FULL_QUERY, None, &JsonMap::new())?;
         let v = JsonValue::from(v);
         let s = v
             .get("data")
