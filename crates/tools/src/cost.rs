@@ -111,12 +111,24 @@ pub fn check_cost(
     variables: Option<&Value>,
     limits: &CostLimits,
 ) -> Result<Cost, CostError> {
-    let doc = match apollo_compiler::parser::Parser::new()
+    parse_and_check(schema, text, operation_name, variables, limits).map(|(_, c)| c)
+}
+
+/// [`check_cost`], also returning the parsed document when it parsed without errors (so
+/// validation can reuse it instead of parsing the text again).
+pub(crate) fn parse_and_check(
+    schema: &Schema,
+    text: &str,
+    operation_name: Option<&str>,
+    variables: Option<&Value>,
+    limits: &CostLimits,
+) -> Result<(Option<ast::Document>, Cost), CostError> {
+    let (doc, clean) = match apollo_compiler::parser::Parser::new()
         .token_limit(limits.max_tokens)
         .recursion_limit(limits.max_depth.saturating_mul(4).max(64))
         .parse_ast(text, "operation.graphql")
     {
-        Ok(d) => d,
+        Ok(d) => (d, true),
         Err(with) => {
             let limit_hit = with.errors.iter().find(|d| {
                 let m = d.error.to_string();
@@ -133,9 +145,21 @@ pub fn check_cost(
                 };
                 return Err(CostError::TooLarge(why));
             }
-            with.partial
+            (with.partial, false)
         }
     };
+    let c = measure(schema, &doc, operation_name, variables, limits)?;
+    Ok((clean.then_some(doc), c))
+}
+
+/// The cost of one operation of a parsed document, checked against `limits`.
+fn measure(
+    schema: &Schema,
+    doc: &ast::Document,
+    operation_name: Option<&str>,
+    variables: Option<&Value>,
+    limits: &CostLimits,
+) -> Result<Cost, CostError> {
     let mut fragments: HashMap<&str, &Node<ast::FragmentDefinition>> = HashMap::new();
     let mut operations = Vec::new();
     for d in &doc.definitions {

@@ -10,7 +10,7 @@ use apollo_compiler::Schema;
 use gqlnav_schema::SchemaGraph;
 use serde_json::{json, Value};
 
-use crate::cost::{check_cost, Cost, CostLimits};
+use crate::cost::{parse_and_check, Cost, CostLimits};
 use crate::introspect::suggest;
 use crate::output::ToolOutput;
 use crate::policy::ExecPolicy;
@@ -165,8 +165,8 @@ pub fn check_operation(
     limits: &CostLimits,
 ) -> Result<(Valid<ExecutableDocument>, OpInfo), Vec<CompactError>> {
     let (operation, operation_name) = (op.text, op.name);
-    let cost =
-        check_cost(schema, operation, operation_name, op.variables, limits).map_err(|e| {
+    let (ast, cost) = parse_and_check(schema, operation, operation_name, op.variables, limits)
+        .map_err(|e| {
             vec![CompactError {
                 message: e.to_string(),
                 location: None,
@@ -174,7 +174,13 @@ pub fn check_operation(
                 introspect: Vec::new(),
             }]
         })?;
-    let doc = match ExecutableDocument::parse_and_validate(schema, operation, "operation.graphql") {
+    // The cost pass parsed it already; a document with syntax errors is parsed again by
+    // apollo so its errors come with their locations.
+    let validated = match &ast {
+        Some(ast) => ast.to_executable_validate(schema),
+        None => ExecutableDocument::parse_and_validate(schema, operation, "operation.graphql"),
+    };
+    let doc = match validated {
         Ok(d) => d,
         Err(with) => {
             let mut out = Vec::new();
