@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod compile;
 mod cost;
 mod execute;
 mod introspect;
@@ -28,6 +29,10 @@ mod toolbox;
 mod util;
 mod validate;
 
+pub use compile::{
+    compile, CompileError, CompileOptions, CompiledTool, FieldPathError, MutationAllow,
+    NullableMode, RefMode, SelectionLimits, Skipped, ToolFormat, ToolSet, DEFAULT_MAX_TOOLS,
+};
 pub use cost::{check_cost, Cost, CostError, CostLimits};
 pub use execute::UpstreamError;
 pub use introspect::{

@@ -23,3 +23,35 @@ pub fn bundled(id: &str) -> Arc<SchemaGraph> {
 pub fn toolbox(id: &str) -> Toolbox {
     Toolbox::build(bundled(id), None, ToolsConfig::default()).unwrap()
 }
+
+/// Any of the five WG schemas: bundled (github, linear, singapore), or gitlab / shopify
+/// from `$GQLNAV_DATA_DIR` or `shared/data` beside the checkout. `None`, with the reason
+/// printed, when it is absent.
+#[allow(dead_code)]
+pub fn wg_schema(id: &str) -> Option<Arc<SchemaGraph>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bundled = root.join(format!("benchmarks/wg/schemas/{id}/schema.graphql"));
+    if bundled.is_file() {
+        return Some(bundled_path(&bundled, id));
+    }
+    let data = match std::env::var_os("GQLNAV_DATA_DIR") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => root.join("../shared/data"),
+    };
+    let p = data.join("wg/schemas").join(id).join("schema.graphql");
+    if p.is_file() {
+        return Some(bundled_path(&p, id));
+    }
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {} not found (the {id} schema is not bundled); set GQLNAV_DATA_DIR to the folder holding wg/schemas/{id}",
+        p.display()
+    );
+    None
+}
+
+fn bundled_path(p: &Path, id: &str) -> Arc<SchemaGraph> {
+    let sdl = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    Arc::new(gqlnav_schema::load_sdl_str(&sdl, id).unwrap())
+}
