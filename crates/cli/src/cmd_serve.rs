@@ -59,6 +59,15 @@ pub struct ServeArgs {
     /// With --graphql only: do not also serve MCP on stdio.
     #[arg(long)]
     pub no_stdio: bool,
+    /// Also serve typed tools compiled from root fields (see `gqlnav tools`): `auto`
+    /// (the query root fields that reach the most of the schema, at most
+    /// --max-compiled-tools) or `name,name`. Their calls go through execute's policy;
+    /// a mutation needs --allow-mutations too.
+    #[arg(long = "tools", value_name = "auto|NAME,…")]
+    pub compiled_tools: Option<String>,
+    /// Most compiled tools with `--tools auto` (default 16).
+    #[arg(long, value_name = "N")]
+    pub max_compiled_tools: Option<usize>,
     /// The ranker that answers search and budgeted slices (one ranker for both).
     #[command(flatten)]
     pub backend: BackendArgs,
@@ -84,6 +93,12 @@ pub fn config_from(args: &ServeArgs, headers: Vec<(String, String)>) -> Result<S
     }
     if let Some(v) = &args.allow_mutations {
         c.tools.policy.mutations = MutationPolicy::parse(v);
+    }
+    if let Some(v) = &args.compiled_tools {
+        c.compiled = gqlnav_serve::CompiledTools::parse(v);
+    }
+    if let Some(n) = args.max_compiled_tools {
+        c.max_compiled = n.max(1);
     }
     if let Some(v) = &args.log_file {
         c.log_file = Some(v.clone());

@@ -8,6 +8,7 @@ mod cmd_index;
 mod cmd_search;
 mod cmd_serve;
 mod cmd_slice;
+mod cmd_tools;
 mod common;
 
 use clap::{Parser, Subcommand};
@@ -86,6 +87,14 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         after_help = "Examples:\n  gqlnav index --schema schema.graphql --out idx/\n  gqlnav serve --schema schema.graphql --index-dir idx/\n  gqlnav index --schema schema.graphql --out idx-hybrid/ --backend hybrid --model DIR"
     )]
     Index(Box<cmd_index::IndexArgs>),
+    /// Compile the schema's root fields into typed tools: JSON-Schema inputs (shared
+    /// `$defs` or inline), bounded default operations that validate, for MCP, OpenAI,
+    /// Anthropic or as one JSON-Schema document.
+    #[command(
+        long_about = "Compile the schema's root fields into typed tools: one per Query field (or those named with --select, or the root fields search ranks for --for \"question\"). Each tool has an input JSON Schema (draft 2020-12: scalars mapped, custom scalars as strings with their description, non-null as required, lists as arrays, defaults carried, enums and input objects in $defs shared across the set) and a default operation: the return type's leaf fields, connections as nodes { leaves } with first: 10, at most 3 levels and 24 fields per set, never re-entering a type on the path. A call may pass `fields` (paths like \"nodes[].title\") instead. Mutations are compiled only when named with --allow-mutations and are marked destructive; subscriptions are detected, not imported.",
+        after_help = "Examples:\n  gqlnav tools --select repository,search                 MCP tool specs for two root fields\n  gqlnav tools --for \"open issues of a repository\" --format openai\n  gqlnav tools --schema schema.graphql --refs inline --nullable anyof --format openai\n  gqlnav tools --schema schema.graphql --json             report: validation, skipped, tokens with/without $defs\n  gqlnav tools --select repository --operations          the compiled GraphQL operations\n  gqlnav serve --schema schema.graphql --tools auto       serve them beside the navigation tools"
+    )]
+    Tools(Box<cmd_tools::ToolsArgs>),
     /// Print the loaded schema as SDL or as an introspection result (JSON), e.g. to
     /// convert an endpoint's introspection into a schema file.
     #[command(
@@ -139,6 +148,7 @@ fn main() {
         }
         Command::Export { schema, format } => run_export(schema, &format),
         Command::Index(a) => cmd_index::run(*a),
+        Command::Tools(a) => cmd_tools::run(*a),
         Command::Slice { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run(&args, std::sync::Arc::new(g))),

@@ -283,6 +283,93 @@ fn mcp_python_sdk_over_http_executes_against_yoga() {
     assert_tool_error(c, 1, "");
 }
 
+/// Compiled tools on the MCP server: the Python SDK lists them beside the navigation
+/// tools (input schemas valid under the 2020-12 meta-schema, hints set) and calls them
+/// against the mock upstream, through execute's policy.
+#[test]
+fn mcp_python_sdk_lists_compiled_tools_and_calls_them_against_yoga() {
+    let (_up, port) = upstream(&schema("linear"));
+    let endpoint = format!("http://127.0.0.1:{port}/graphql");
+    let (_srv, url) = mcp_http(
+        "linear",
+        &[
+            "--endpoint",
+            &endpoint,
+            "--tools",
+            "viewer,issues,issueArchive",
+            "--allow-mutations",
+            "IssueArchive",
+            "--reload-seconds",
+            "0",
+        ],
+    );
+    let calls_json = json!([
+        ["viewer", {}],
+        ["issues", {"first": 2, "fields": ["nodes[].title", "nodes[].assignee.name"]}],
+        ["issueArchive", {"id": "x"}],
+        ["issues", {"fields": ["nodes[].titel"]}],
+        ["issues", {"colour": "red"}]
+    ])
+    .to_string();
+    let v = py(&["http", &calls_json, &url]);
+    let tools = &v["tools"];
+    for t in items(tools) {
+        assert!(
+            t["schemaError"].is_null(),
+            "{}: {}",
+            t["name"],
+            t["schemaError"]
+        );
+    }
+    for nav in ["search_schema", "introspect", "validate", "execute"] {
+        named(tools, nav);
+    }
+    let issues = named(tools, "issues");
+    assert_eq!(issues["annotations"]["readOnlyHint"], true);
+    assert_eq!(issues["inputSchema"]["properties"]["first"]["default"], 10);
+    assert!(
+        issues["inputSchema"]["$defs"].is_object(),
+        "{}",
+        issues["inputSchema"]
+    );
+    let archive = named(tools, "issueArchive");
+    assert_eq!(archive["annotations"]["destructiveHint"], true);
+    assert_eq!(archive["inputSchema"]["required"], json!(["id"]));
+
+    let c = calls(&v);
+    ok_text(c, 0);
+    assert!(
+        c[0]["structured"]["data"]["viewer"]["id"].is_string(),
+        "{}",
+        c[0]
+    );
+    ok_text(c, 1);
+    assert!(c[1]["argsError"].is_null());
+    let nodes = c[1]["structured"]["data"]["issues"]["nodes"]
+        .as_array()
+        .unwrap();
+    assert!(
+        nodes
+            .iter()
+            .all(|n| n["title"].is_string() && n.get("id").is_none()),
+        "{}",
+        c[1]
+    );
+    ok_text(c, 2);
+    assert!(
+        c[2]["structured"]["data"]["issueArchive"]["success"].is_boolean(),
+        "{}",
+        c[2]
+    );
+    assert_tool_error(c, 3, "has no field `titel`");
+    assert_tool_error(c, 3, "Issue.title");
+    assert!(
+        c[4]["argsError"].as_str().unwrap().contains("colour"),
+        "the schema forbids unknown keys"
+    );
+    assert_tool_error(c, 4, "has no argument `colour`");
+}
+
 #[test]
 fn mcp_python_sdk_over_http_on_github() {
     let (_srv, url) = mcp_http("github", &[]);

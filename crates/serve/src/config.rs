@@ -22,6 +22,8 @@ pub struct FileConfig {
     pub policy: PolicySection,
     /// `[search]`
     pub search: SearchSection,
+    /// `[tools]`: compiled tools served beside the navigation tools.
+    pub tools: ToolsSection,
     /// `[limits]`: operation cost limits (`max_depth`, `max_breadth`, `max_fields`,
     /// `max_spreads`, `max_result_estimate`, `assumed_list_size`, `max_tokens`).
     pub limits: Option<gqlnav_tools::CostLimits>,
@@ -95,6 +97,48 @@ pub struct SearchSection {
     pub max_limit: Option<usize>,
 }
 
+/// `[tools]`: typed tools compiled from root fields (see `gqlnav tools`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsSection {
+    /// `"auto"`, or a list of root field names; absent = none.
+    pub compiled: Option<toml::Value>,
+    /// Most compiled tools served with `auto` (default 16).
+    pub max_compiled: Option<usize>,
+}
+
+/// Which compiled tools the MCP server registers beside the four navigation tools.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CompiledTools {
+    /// None (the default).
+    #[default]
+    None,
+    /// The query root fields that reach the most of the schema, up to the cap.
+    Auto,
+    /// These root fields (mutations among them need the mutation policy to allow them).
+    Names(Vec<String>),
+}
+
+impl CompiledTools {
+    /// `auto`, `none`, or a comma-separated list of root field names.
+    pub fn parse(s: &str) -> CompiledTools {
+        match s.trim() {
+            "" | "none" => CompiledTools::None,
+            "auto" => CompiledTools::Auto,
+            list => CompiledTools::Names(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Default cap on `auto` compiled tools: a tool list an agent reads in one go.
+pub const DEFAULT_MAX_COMPILED: usize = 16;
+
 /// Everything the server needs, after file, env and flags are merged. `Debug` never
 /// prints header values.
 #[derive(Debug, Clone)]
@@ -117,6 +161,10 @@ pub struct ServeConfig {
     pub index_dir: Option<PathBuf>,
     /// What the tools read: upstream, trusted headers, policy, page sizes.
     pub tools: ToolsConfig,
+    /// Compiled tools to register (`--tools`).
+    pub compiled: CompiledTools,
+    /// Most compiled tools with `auto`.
+    pub max_compiled: usize,
 }
 
 impl Default for ServeConfig {
@@ -131,6 +179,8 @@ impl Default for ServeConfig {
             reload_poll: Some(Duration::from_secs(3)),
             index_dir: None,
             tools: ToolsConfig::default(),
+            compiled: CompiledTools::None,
+            max_compiled: DEFAULT_MAX_COMPILED,
         }
     }
 }
@@ -255,6 +305,27 @@ impl ServeConfig {
         }
         if let Some(b) = p.max_local_response_bytes {
             c.tools.policy.max_local_response_bytes = b;
+        }
+        match &f.tools.compiled {
+            None => {}
+            Some(toml::Value::String(v)) => c.compiled = CompiledTools::parse(v),
+            Some(toml::Value::Array(a)) => {
+                let names: Option<Vec<String>> =
+                    a.iter().map(|x| x.as_str().map(str::to_string)).collect();
+                c.compiled = CompiledTools::Names(names.ok_or_else(|| ConfigError::Value {
+                    key: "tools.compiled".into(),
+                    detail: "expected \"auto\" or a list of root field names".into(),
+                })?);
+            }
+            Some(_) => {
+                return Err(ConfigError::Value {
+                    key: "tools.compiled".into(),
+                    detail: "expected \"auto\" or a list of root field names".into(),
+                })
+            }
+        }
+        if let Some(n) = f.tools.max_compiled {
+            c.max_compiled = n.max(1);
         }
         if let Some(l) = f.limits {
             let depth = p.max_depth.unwrap_or(l.max_depth);

@@ -26,6 +26,9 @@ pub enum ServeError {
     /// The log file could not be opened.
     #[error("cannot open log file {0}: {1}")]
     LogFile(String, #[source] std::io::Error),
+    /// The compiled tools could not be built (`--tools`).
+    #[error("--tools: {0}")]
+    Compile(#[from] gqlnav_tools::CompileError),
     /// The async runtime could not start, or a server task died.
     #[error("server runtime: {0}")]
     Runtime(String),

@@ -31,7 +31,7 @@ use std::time::Instant;
 use gqlnav_schema::SchemaGraph;
 use gqlnav_tools::{BackendFactory, Toolbox};
 
-pub use config::{ConfigError, ServeConfig};
+pub use config::{CompiledTools, ConfigError, ServeConfig, DEFAULT_MAX_COMPILED};
 pub use error::ServeError;
 pub use graphql::{graphql_router, handle_request, run_graphql, served_schema, GraphqlRequest};
 pub use mcp::{http_router, run_http, GqlnavMcp};
@@ -161,7 +161,18 @@ pub fn launch(opts: LaunchOptions) -> Result<(), ServeError> {
             tools.watch_schema_file(PathBuf::from(&source), every);
         }
     }
-    let state = Arc::new(AppState::new(tools, config));
+    let state = Arc::new(AppState::new(tools, config)?);
+    if let Some(set) = &state.compiled {
+        eprintln!(
+            "gqlnav: {} compiled tools: {}",
+            set.tools.len(),
+            set.tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -3,16 +3,20 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock as Content, Implementation, ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, ContentBlock as Content, Implementation, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
 
-use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, Toolbox};
+use gqlnav_tools::{
+    CompiledTool, IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, ToolSet, Toolbox,
+};
 
 use crate::error::ServeError;
 use crate::state::AppState;
@@ -41,12 +45,16 @@ const EXECUTE_DESC: &str = "Run a GraphQL operation against the API and return i
 
 #[tool_router]
 impl GqlnavMcp {
-    /// A handler over shared state.
+    /// A handler over shared state: the four navigation tools, and the compiled tools
+    /// when the state has them.
     pub fn new(state: Arc<AppState>) -> Self {
-        GqlnavMcp {
-            state,
-            tool_router: Self::tool_router(),
+        let mut tool_router = Self::tool_router();
+        if let Some(set) = &state.compiled {
+            for t in &set.tools {
+                tool_router.add_route(compiled_route(set, t));
+            }
         }
+        GqlnavMcp { state, tool_router }
     }
 
     #[tool(name = "search_schema", description = SEARCH_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
@@ -96,6 +104,84 @@ impl GqlnavMcp {
     }
 }
 
+type CallFuture<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>,
+>;
+
+/// The MCP route of one compiled tool: its spec (input schema with the `$defs` it uses,
+/// read-only / destructive hints) and a handler that turns the arguments into the
+/// operation and variables and runs them through `execute` (same policy, caps, headers).
+fn compiled_route(set: &ToolSet, t: &CompiledTool) -> ToolRoute<GqlnavMcp> {
+    let schema = match set.standalone_schema(t) {
+        serde_json::Value::Object(m) => m,
+        _ => Default::default(),
+    };
+    let annotations: ToolAnnotations =
+        serde_json::from_value(ToolSet::annotations(t)).unwrap_or_default();
+    let attr = Tool::new(t.name.clone(), t.description.clone(), Arc::new(schema))
+        .with_annotations(annotations);
+    ToolRoute::new_dyn(
+        attr,
+        |ctx: ToolCallContext<'_, GqlnavMcp>| -> CallFuture<'_> {
+            Box::pin(async move {
+                let result = ctx.service.call_compiled(&ctx.name, ctx.arguments).await;
+                Ok(CallToolResponse::from(result))
+            })
+        },
+    )
+}
+
+impl GqlnavMcp {
+    /// Run one compiled tool.
+    async fn call_compiled(
+        &self,
+        name: &str,
+        args: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> CallToolResult {
+        let err = |m: String| CallToolResult::error(vec![Content::text(m)]);
+        let Some(set) = &self.state.compiled else {
+            return err(format!("unknown tool `{name}`"));
+        };
+        let Some(tool) = set.get(name) else {
+            return err(format!("unknown tool `{name}`"));
+        };
+        let args = args.unwrap_or_default();
+        let props = tool.input_schema["properties"].as_object();
+        let unknown: Vec<&String> = args
+            .keys()
+            .filter(|k| !props.is_some_and(|p| p.contains_key(k.as_str())))
+            .collect();
+        if !unknown.is_empty() {
+            let known: Vec<&String> = props.map(|p| p.keys().collect()).unwrap_or_default();
+            return err(format!(
+                "`{name}` has no argument {}; it takes: {}",
+                unknown
+                    .iter()
+                    .map(|u| format!("`{u}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                known
+                    .iter()
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let generation = self.state.tools.generation();
+        let (operation, variables) =
+            match tool.operation_for(&generation.graph.schema, set.limits, &args) {
+                Ok(x) => x,
+                Err(e) => return err(format!("{e}")),
+            };
+        let req = OperationRequest {
+            operation,
+            variables: Some(serde_json::Value::Object(variables)),
+            operation_name: None,
+        };
+        to_result(self.state.tools.execute(&req).await)
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for GqlnavMcp {
     fn get_info(&self) -> ServerConfig {
@@ -103,10 +189,14 @@ impl ServerHandler for GqlnavMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("gqlnav", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Tools over the GraphQL schema {} ({} fields). Loop: search_schema (find coordinates) -> introspect (exact definitions) -> validate (check your operation) -> execute (run it{}).",
+                "Tools over the GraphQL schema {} ({} fields). Loop: search_schema (find coordinates) -> introspect (exact definitions) -> validate (check your operation) -> execute (run it{}).{}",
                 generation.graph.source,
                 generation.graph.field_count(),
-                if self.state.config.tools.endpoint.is_some() { "" } else { "; no upstream is configured, so execute is unavailable" }
+                if self.state.config.tools.endpoint.is_some() { "" } else { "; no upstream is configured, so execute is unavailable" },
+                match &self.state.compiled {
+                    Some(set) if !set.tools.is_empty() => format!(" {} typed tools compiled from root fields run one root field each with its default fields (or the paths you pass in `fields`).", set.tools.len()),
+                    _ => String::new(),
+                }
             ))
     }
 }

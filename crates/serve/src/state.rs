@@ -4,11 +4,19 @@
 use std::sync::{Arc, Mutex};
 
 use apollo_compiler::Schema;
-use gqlnav_tools::{Generation, Toolbox};
+use gqlnav_tools::{
+    compile, root_fields_by_reach, CompileOptions, Generation, MutationAllow, MutationPolicy,
+    ToolSet, Toolbox,
+};
 
 use crate::graphql::Introspection;
 
-use crate::config::ServeConfig;
+use crate::config::{CompiledTools, ServeConfig};
+use crate::error::ServeError;
+
+/// Names the navigation tools use; a compiled tool with one of them is served as
+/// `query_NAME`.
+const NAVIGATION_TOOLS: [&str; 4] = ["search_schema", "introspect", "validate", "execute"];
 
 /// State shared by every transport.
 pub struct AppState {
@@ -16,6 +24,9 @@ pub struct AppState {
     pub tools: Arc<Toolbox>,
     /// Merged configuration; `config.tools` is the toolbox's own.
     pub config: ServeConfig,
+    /// Typed tools compiled from root fields at start (`--tools`); a schema reload does
+    /// not change the list, and each call is checked against the current schema.
+    pub compiled: Option<Arc<ToolSet>>,
     /// The GraphQL endpoint's introspection of the current generation's served schema.
     introspection: Mutex<Option<(u64, Arc<Introspection>)>>,
 }
@@ -29,13 +40,16 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
-    /// Serve `tools` with `config` (whose `tools` part should be the toolbox's).
-    pub fn new(tools: Arc<Toolbox>, config: ServeConfig) -> Self {
-        AppState {
+    /// Serve `tools` with `config` (whose `tools` part should be the toolbox's), compiling
+    /// the tools `config.compiled` names.
+    pub fn new(tools: Arc<Toolbox>, config: ServeConfig) -> Result<Self, ServeError> {
+        let compiled = compile_for(&tools, &config)?.map(Arc::new);
+        Ok(AppState {
             tools,
             config,
+            compiled,
             introspection: Mutex::new(None),
-        }
+        })
     }
 
     /// The introspection of `generation`'s served schema, made once per generation.
@@ -54,4 +68,47 @@ impl AppState {
         *slot = Some((generation.number, i.clone()));
         Ok(i)
     }
+}
+
+/// The compiled tool set `config.compiled` asks for. Mutations compile only when the
+/// execute policy allows them: `all`, or by operation name (the compiled operation of
+/// `issueCreate` is named `IssueCreate`; either spelling is accepted).
+fn compile_for(tools: &Toolbox, config: &ServeConfig) -> Result<Option<ToolSet>, ServeError> {
+    let graph = tools.generation().graph.clone();
+    let select = match &config.compiled {
+        CompiledTools::None => return Ok(None),
+        CompiledTools::Auto => root_fields_by_reach(&graph, config.max_compiled),
+        CompiledTools::Names(v) => v.clone(),
+    };
+    let allow_mutations = match &config.tools.policy.mutations {
+        MutationPolicy::None => MutationAllow::None,
+        MutationPolicy::All => MutationAllow::All,
+        MutationPolicy::Named(names) => MutationAllow::Names(
+            names
+                .iter()
+                .flat_map(|n| {
+                    let mut c = n.chars();
+                    let lower = c
+                        .next()
+                        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+                        .unwrap_or_default();
+                    [n.clone(), lower]
+                })
+                .collect(),
+        ),
+    };
+    let mut set = compile(
+        &graph,
+        &CompileOptions {
+            select: Some(select),
+            allow_mutations,
+            ..CompileOptions::default()
+        },
+    )?;
+    for t in &mut set.tools {
+        if NAVIGATION_TOOLS.contains(&t.name.as_str()) {
+            t.name = format!("query_{}", t.name);
+        }
+    }
+    Ok(Some(set))
 }

@@ -30,8 +30,9 @@ mod util;
 mod validate;
 
 pub use compile::{
-    compile, CompileError, CompileOptions, CompiledTool, FieldPathError, MutationAllow,
-    NullableMode, RefMode, SelectionLimits, Skipped, ToolFormat, ToolSet, DEFAULT_MAX_TOOLS,
+    compile, root_fields_by_reach, CompileError, CompileOptions, CompiledTool, FieldPathError,
+    MutationAllow, NullableMode, RefMode, SelectionLimits, Skipped, ToolFormat, ToolSet,
+    DEFAULT_MAX_TOOLS,
 };
 pub use cost::{check_cost, Cost, CostError, CostLimits};
 pub use execute::UpstreamError;

@@ -373,6 +373,7 @@ fn bad_schemas_get_clear_errors() {
             e,
             CompileError::TooManyRootFields {
                 count: 1200,
+                mutations: 0,
                 cap: 256
             }
         ),

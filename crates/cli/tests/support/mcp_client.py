@@ -5,11 +5,17 @@ Usage:
   python3 mcp_client.py http  CALLS_JSON URL
 
 CALLS_JSON is a JSON list of [tool_name, arguments]. Prints one JSON object on stdout:
-{"tools": [{name, description, inputSchema}], "calls": [{isError, text, structured}]}.
+{"tools": [{name, description, inputSchema, annotations, schemaError}],
+ "calls": [{isError, text, structured, argsError}]}.
+Each input schema is checked against the JSON Schema 2020-12 meta-schema and each call's
+arguments against its tool's schema (`jsonschema`, installed with `mcp`); `schemaError` /
+`argsError` are null when they pass.
 """
 import asyncio
 import json
 import sys
+
+import jsonschema
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -32,12 +38,31 @@ async def drive(read, write, calls):
         await s.initialize()
         tools = await s.list_tools()
         out = {"tools": [], "calls": []}
+        schemas = {}
         for t in tools.tools:
             schema = getattr(t, "input_schema", None) or getattr(t, "inputSchema", None)
-            out["tools"].append({"name": t.name, "description": t.description, "inputSchema": schema})
+            ann = getattr(t, "annotations", None)
+            if ann is not None and hasattr(ann, "model_dump"):
+                ann = ann.model_dump(by_alias=True, exclude_none=True)
+            try:
+                jsonschema.Draft202012Validator.check_schema(schema)
+                err = None
+            except jsonschema.SchemaError as e:
+                err = str(e)
+            schemas[t.name] = schema
+            out["tools"].append({"name": t.name, "description": t.description,
+                                 "inputSchema": schema, "annotations": ann, "schemaError": err})
         for name, args in calls:
+            args_err = None
+            if name in schemas:
+                try:
+                    jsonschema.Draft202012Validator(schemas[name]).validate(args)
+                except jsonschema.ValidationError as e:
+                    args_err = e.message
             r = await s.call_tool(name, args)
-            out["calls"].append(dump(r))
+            d = dump(r)
+            d["argsError"] = args_err
+            out["calls"].append(d)
         return out
 
 

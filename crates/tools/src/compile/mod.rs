@@ -12,6 +12,7 @@
 
 mod format;
 mod input;
+mod pick;
 mod selection;
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ use gqlnav_schema::{RootKind, SchemaGraph};
 use serde_json::{Map, Value};
 
 pub use format::ToolFormat;
+pub use pick::root_fields_by_reach;
 pub use selection::{FieldPathError, SelectionLimits};
 
 use input::{first_paragraph, InputCompiler, InputStyle};
@@ -138,8 +140,12 @@ pub enum CompileError {
     UnknownRootField { name: String, nearest: Vec<String> },
     #[error("`Mutation.{0}` is a mutation: compile it with --allow-mutations {0} (or all); it will be marked destructive")]
     MutationNotAllowed(String),
-    #[error("the schema has {count} query root fields, over the cap of {cap} tools: choose with --select a,b,c or --for \"question\", or raise --max-tools")]
-    TooManyRootFields { count: usize, cap: usize },
+    #[error("{count} root fields to compile ({mutations} of them mutations), over the cap of {cap} tools: choose with --select a,b,c or --for \"question\", or raise --max-tools")]
+    TooManyRootFields {
+        count: usize,
+        mutations: usize,
+        cap: usize,
+    },
 }
 
 fn suggest_line(v: &[String]) -> String {
@@ -243,12 +249,12 @@ impl CompiledTool {
                     })
                     .collect();
                 let sel = Selector { schema, limits };
-                let set = sel.from_paths(&self.header.return_type, &paths)?;
+                let set = sel.paths_set(&self.header.return_type, &paths)?;
                 self.header.write(&body_of(&set))
             }
             Some(Value::String(p)) => {
                 let sel = Selector { schema, limits };
-                let set = sel.from_paths(&self.header.return_type, std::slice::from_ref(p))?;
+                let set = sel.paths_set(&self.header.return_type, std::slice::from_ref(p))?;
                 self.header.write(&body_of(&set))
             }
             _ => self.operation.clone(),
@@ -424,6 +430,7 @@ pub fn compile(graph: &SchemaGraph, opts: &CompileOptions) -> Result<ToolSet, Co
             if chosen.len() > opts.max_tools {
                 return Err(CompileError::TooManyRootFields {
                     count: chosen.len(),
+                    mutations: chosen.iter().filter(|c| c.0).count(),
                     cap: opts.max_tools,
                 });
             }
@@ -589,7 +596,7 @@ fn compile_one(
         // one level even when the payload has leaves of its own.
         if is_mut && set.iter().all(|s| s.children.is_empty()) {
             let objects = selector.objects(&ret, 1, &mut vec![ret.clone()], &mut budget);
-            set.retain(|s| !(s.head == "__typename" && !objects.is_empty()));
+            set.retain(|s| s.head != "__typename" || objects.is_empty());
             set.extend(objects);
         }
         (body_of(&set), field_count(&set))

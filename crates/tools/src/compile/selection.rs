@@ -331,7 +331,7 @@ impl<'a> Selector<'a> {
 
     /// A selection compiled from field paths (`nodes[].title`, `owner.login`); a path that
     /// ends on an object type gets that type's default selection.
-    pub fn from_paths(&self, ty: &str, paths: &[String]) -> Result<Vec<Sel>, FieldPathError> {
+    pub fn paths_set(&self, ty: &str, paths: &[String]) -> Result<Vec<Sel>, FieldPathError> {
         if paths.is_empty() {
             return Err(FieldPathError {
                 path: String::new(),
