@@ -15,7 +15,7 @@ fn parse_encoding_arg(s: &str) -> Result<Encoding, String> {
 }
 
 fn parse_style_arg(s: &str) -> Result<Style, String> {
-    Style::parse(s).ok_or_else(|| format!("unknown style {s:?} (sdl, bare, compact, dense)"))
+    Style::parse(s).ok_or_else(|| format!("unknown style {s:?} (sdl, bare, compact, dense, once)"))
 }
 
 /// Flags of `gqlnav slice` (the schema flags are the caller's).
@@ -32,7 +32,8 @@ pub struct SliceArgs {
     pub encoding: Encoding,
     /// sdl (with descriptions), bare (no descriptions), compact (one line per field,
     /// repeated descriptions said once) or dense (no descriptions, one line per
-    /// definition: the fewest tokens).
+    /// definition: the fewest tokens) or once (dense lines plus each distinct
+    /// description said once).
     #[arg(long, default_value = "sdl", value_parser = parse_style_arg)]
     pub style: Style,
     /// Define every named type (stubs where needed) so the slice validates as a schema.

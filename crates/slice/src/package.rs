@@ -31,7 +31,7 @@ impl Slicer {
         }
         let e = &self.corpus.entries[doc];
         let mut c = self.base_cost[doc];
-        if cx.style == Style::Dense {
+        if matches!(cx.style, Style::Dense | Style::Once) {
             c -= DENSE_FIELD_SAVING;
         }
         let field = self

@@ -34,7 +34,7 @@ impl StyleWriter for DenseWriter {
 /// One definition on one line (`type T {\n  a: X\n  b: Y\n}` → `type T { a: X b: Y }`);
 /// a comment line inside (`# +3 more`) moves after the closing brace, where it cannot
 /// swallow the rest of the definition.
-fn one_line(block: &str) -> String {
+pub(crate) fn one_line(block: &str) -> String {
     let mut out = String::with_capacity(block.len());
     let mut comments = Vec::new();
     for line in block.lines() {

@@ -4,6 +4,7 @@
 mod bare;
 mod compact;
 mod dense;
+mod once;
 mod sdl;
 
 use gqlnav_schema::apollo_compiler::ast::{FieldDefinition, InputValueDefinition};
@@ -34,6 +35,10 @@ pub enum Style {
     /// about 15% fewer tokens (the line breaks and two-space indents of `bare` cost a
     /// token per field in cl100k_base and o200k_base).
     Dense,
+    /// Say each thing once: `dense` lines plus descriptions, each distinct first sentence
+    /// said once in the slice (a type's before it, its fields' in one comment line after
+    /// it); repeated ones (pagination arguments, …) are not said again.
+    Once,
 }
 
 impl Style {
@@ -44,6 +49,7 @@ impl Style {
             Style::Bare => "bare",
             Style::Compact => "compact",
             Style::Dense => "dense",
+            Style::Once => "once",
         }
     }
 
@@ -54,6 +60,7 @@ impl Style {
             "bare" | "nodesc" | "no-descriptions" => Some(Style::Bare),
             "compact" => Some(Style::Compact),
             "dense" => Some(Style::Dense),
+            "once" | "say-once" => Some(Style::Once),
             _ => None,
         }
     }
@@ -106,6 +113,11 @@ pub(crate) trait StyleWriter {
         "}"
     }
 
+    /// Close an object or interface (by default with [`StyleWriter::owner_close`]).
+    fn owner_end(&mut self, out: &mut String) {
+        out.push_str(self.owner_close());
+    }
+
     /// One selected field with its surviving arguments.
     fn field(&mut self, out: &mut String, line: &FieldLine<'_>);
 
@@ -153,6 +165,7 @@ pub fn render(
             write(graph, &c, &mut w, opts.closed)
         }
         Style::Dense => write(graph, &c, &mut dense::DenseWriter, opts.closed),
+        Style::Once => write(graph, &c, &mut once::OnceWriter::default(), opts.closed),
     }
 }
 
@@ -256,7 +269,7 @@ fn owner_block(
         };
         w.field(&mut out, &line);
     }
-    out.push_str(w.owner_close());
+    w.owner_end(&mut out);
     Some(out)
 }
 
