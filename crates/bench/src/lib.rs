@@ -26,5 +26,5 @@ pub use report::{json, markdown, write_report_dir};
 pub use slice_bench::{
     grade, load_wg_sets, load_wg_sets_with, run_slice_bench, slice_json, slice_markdown,
     slice_members, write_slice_report, MakeBackend, SliceConfig, SliceRunResult, SliceSet,
-    SliceStats,
+    SliceStats, SlicerKind,
 };

@@ -43,6 +43,19 @@ pub struct SliceConfig {
     pub closed: bool,
     /// Selection knobs.
     pub knobs: Knobs,
+    /// Which slicer builds the slices.
+    pub slicer: SlicerKind,
+}
+
+/// The slicer a configuration grades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlicerKind {
+    /// gqlnav's slicer ([`gqlnav_slice::Slicer::slice`]).
+    #[default]
+    Gqlnav,
+    /// The one-hop linker baseline ([`gqlnav_slice::Slicer::link`]).
+    Linker,
 }
 
 impl SliceConfig {
@@ -54,6 +67,7 @@ impl SliceConfig {
             style: Style::Bare,
             closed: false,
             knobs: Knobs::default(),
+            slicer: SlicerKind::Gqlnav,
         }
     }
 
@@ -322,10 +336,11 @@ pub fn run_slice_bench(
                     knobs: cfg.knobs.clone(),
                 };
                 let t0 = Instant::now();
-                let s = set
-                    .slicer
-                    .slice(&q.text, &q.sub_queries, &opts)
-                    .map_err(|e| BenchError::Options(format!("{}: {e}", q.id)))?;
+                let s = match cfg.slicer {
+                    SlicerKind::Gqlnav => set.slicer.slice(&q.text, &q.sub_queries, &opts),
+                    SlicerKind::Linker => set.slicer.link(&q.text, &opts).map(|l| l.slice),
+                }
+                .map_err(|e| BenchError::Options(format!("{}: {e}", q.id)))?;
                 let latency_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 let (members, parsed) = match slice_members(&s.sdl) {
                     Ok(m) => (m, true),

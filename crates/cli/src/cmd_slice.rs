@@ -147,6 +147,10 @@ pub struct SliceBenchArgs {
     /// Grade closed (validating) slices.
     #[arg(long)]
     pub closed: bool,
+    /// `gqlnav` (our slicer) or `linker` (the one-hop linker baseline: the types the
+    /// question names plus one hop, whole types while they fit; see `gqlnav link`).
+    #[arg(long, default_value = "gqlnav", value_parser = ["gqlnav", "linker"])]
+    pub slicer: String,
     /// Override selection knobs, as JSON (see `gqlnav slice --help`).
     #[arg(long, value_name = "JSON", value_parser = parse_knobs_arg)]
     pub knobs: Option<Knobs>,
@@ -245,13 +249,18 @@ pub fn run_bench(
                     .map_err(|_| anyhow!("bad budget {b:?}"))?,
             )
         };
+        let linker = args.slicer == "linker";
+        let label = if linker { "linker" } else { name };
         let mut c = gqlnav_bench::SliceConfig::new(
             match budget {
-                Some(n) => format!("slice-{name}-{}-b{n}", args.slice_style.name()),
-                None => format!("slice-{name}-{}-auto", args.slice_style.name()),
+                Some(n) => format!("slice-{label}-{}-b{n}", args.slice_style.name()),
+                None => format!("slice-{label}-{}-auto", args.slice_style.name()),
             },
             budget,
         );
+        if linker {
+            c.slicer = gqlnav_bench::SlicerKind::Linker;
+        }
         c.style = args.slice_style;
         c.closed = args.closed;
         if let Some(k) = &args.knobs {
@@ -274,6 +283,78 @@ pub fn run_bench(
     if let Some(dir) = &args.report {
         for p in gqlnav_bench::write_slice_report(dir, &runs)? {
             eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// Flags of `gqlnav link` (the schema flags are the caller's).
+#[derive(Args, Debug, Clone)]
+pub struct LinkArgs {
+    /// The question (natural language or keywords).
+    #[arg(value_name = "QUESTION")]
+    pub question: String,
+    /// Token budget for the slice (whole types are added while they fit). Default: all.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Encoding of the budget and the reported token count.
+    #[arg(long, default_value = "o200k_base", value_parser = parse_encoding_arg)]
+    pub encoding: Encoding,
+    /// Style of the slice (see `gqlnav slice --help`).
+    #[arg(long, default_value = "dense", value_parser = parse_style_arg)]
+    pub style: Style,
+    /// Print only the linked types, not the slice.
+    #[arg(long)]
+    pub types_only: bool,
+    /// Print one JSON object: types (name, hop, because), sdl, tokens, encoding.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gqlnav link`: the one-hop linker baseline.
+pub fn run_link(args: &LinkArgs, graph: Arc<SchemaGraph>) -> Result<()> {
+    let slicer = Slicer::new(graph).context("indexing the schema")?;
+    let opts = SliceOptions {
+        budget: args.budget,
+        encoding: args.encoding,
+        style: args.style,
+        ..Default::default()
+    };
+    let l = slicer.link(&args.question, &opts)?;
+    if args.json {
+        let v = serde_json::json!({
+            "question": args.question, "types": l.types, "sdl": l.slice.sdl,
+            "tokens": l.slice.tokens, "encoding": l.slice.encoding.name(),
+            "leftOut": l.slice.left_out,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    if l.types.is_empty() {
+        eprintln!("gqlnav: the question names no type, field or enum value of this schema (try `gqlnav search`)");
+        return Ok(());
+    }
+    for t in &l.types {
+        let tag = if t.hop == 0 { "named" } else { "hop  " };
+        println!("# {tag} {:<32} {}", t.name, t.because);
+    }
+    if !args.types_only {
+        println!();
+        print!("{}", l.slice.sdl);
+        println!(
+            "# {} types, {} tokens ({}{})",
+            l.slice.types,
+            l.slice.tokens,
+            l.slice.encoding.name(),
+            args.budget
+                .map(|b| format!("; budget {b}"))
+                .unwrap_or_default()
+        );
+        if !l.slice.left_out.is_empty() {
+            println!(
+                "# left out (over the budget): {}",
+                l.slice.left_out.join(", ")
+            );
         }
     }
     Ok(())

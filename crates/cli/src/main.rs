@@ -70,6 +70,17 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         #[command(flatten)]
         schema: common::SchemaArgs,
     },
+    /// The one-hop linker: the types a question names (type names, field names, enum
+    /// values) plus one hop, as a slice of whole types. A baseline for `gqlnav slice`.
+    #[command(
+        after_help = "Examples:\n  gqlnav link \"stargazer count of a repository\"\n  gqlnav link \"issues with the OPEN state\" --schema schema.graphql --types-only\n  gqlnav link \"pull request reviews\" --budget 4000 --json\n  gqlnav bench --mode slice --slicer linker     (graded beside gqlnav's slicer)"
+    )]
+    Link {
+        #[command(flatten)]
+        args: cmd_slice::LinkArgs,
+        #[command(flatten)]
+        schema: common::SchemaArgs,
+    },
     /// Serve the schema to agents: an MCP server (stdio or streamable HTTP) with
     /// search / introspect / validate / execute tools, and a GraphQL endpoint with
     /// `__search` / `__definitions`.
@@ -149,6 +160,9 @@ fn main() {
         Command::Export { schema, format } => run_export(schema, &format),
         Command::Index(a) => cmd_index::run(*a),
         Command::Tools(a) => cmd_tools::run(*a),
+        Command::Link { args, schema } => schema
+            .load(args.json)
+            .and_then(|g| cmd_slice::run_link(&args, std::sync::Arc::new(g))),
         Command::Slice { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run(&args, std::sync::Arc::new(g))),

@@ -45,6 +45,7 @@
 mod closure;
 mod fit;
 mod index;
+mod linker;
 mod options;
 mod package;
 mod paths;
@@ -57,6 +58,7 @@ mod value;
 pub use closure::Pruner;
 pub use fit::Slice;
 pub use index::Slicer;
+pub use linker::{Linked, LinkedType, MAX_NAMED, SPECIFIC_MAX};
 pub use options::{Knobs, SliceOptions};
 pub use relevance::{name_terms, NameTerms, Relevance, FORWARD_PAGINATION_ARGS, PAGINATION_ARGS};
 pub use render::{render, RenderOptions, Rendered, Style};
