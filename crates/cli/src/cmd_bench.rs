@@ -78,7 +78,8 @@ pub struct BenchArgs {
     /// Token budgets for the budget sweep (comma-separated).
     #[arg(long, default_value = "125,250,500,1000,2000", value_delimiter = ',')]
     pub budgets: Vec<usize>,
-    /// Token encoding.
+    /// Token encoding: o200k_base, cl100k_base, or tokenizer:PATH (a Hugging Face
+    /// tokenizer.json, or its directory: the model's own counts).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
     pub encoding: Encoding,
     /// Write report.md, report.json, per-question results and SVG plots into DIR.

@@ -22,7 +22,8 @@ pub struct CorpusArgs {
         default_value = "all"
     )]
     pub formats: Vec<String>,
-    /// Token encoding.
+    /// Token encoding: o200k_base, cl100k_base, or tokenizer:PATH (a Hugging Face
+    /// tokenizer.json, or its directory: the model's own counts).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
     pub encoding: Encoding,
     /// Print N sample entries of each rendering.
@@ -135,7 +136,8 @@ pub fn run_corpus(a: CorpusArgs) -> Result<()> {
 pub struct CostArgs {
     #[command(flatten)]
     pub schema: SchemaArgs,
-    /// Token encoding.
+    /// Token encoding: o200k_base, cl100k_base, or tokenizer:PATH (a Hugging Face
+    /// tokenizer.json, or its directory: the model's own counts).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
     pub encoding: Encoding,
     /// Print one JSON object instead of a table.

@@ -29,7 +29,8 @@ pub struct SearchArgs {
     /// Take hits in rank order until the next would exceed this many tokens.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
-    /// Token encoding.
+    /// Token encoding: o200k_base, cl100k_base, or tokenizer:PATH (a Hugging Face
+    /// tokenizer.json, or its directory: the model's own counts).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
     pub encoding: Encoding,
     /// Show each ranking channel's contribution.

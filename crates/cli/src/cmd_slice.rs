@@ -11,7 +11,7 @@ use gqlnav_schema::SchemaGraph;
 use gqlnav_slice::{Knobs, SliceOptions, Slicer, Style};
 
 fn parse_encoding_arg(s: &str) -> Result<Encoding, String> {
-    Encoding::parse(s).ok_or_else(|| format!("unknown encoding {s:?} (o200k_base, cl100k_base)"))
+    Encoding::from_spec(s)
 }
 
 fn parse_style_arg(s: &str) -> Result<Style, String> {
@@ -27,7 +27,8 @@ pub struct SliceArgs {
     /// Token budget; the slice never exceeds it. Without it the slicer picks a size.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
-    /// Encoding of the budget and the reported token count.
+    /// Encoding of the budget and the reported token count: o200k_base, cl100k_base or
+    /// tokenizer:PATH (a Hugging Face tokenizer.json).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding_arg)]
     pub encoding: Encoding,
     /// sdl (with descriptions), bare (no descriptions), compact (one line per field,
@@ -297,7 +298,8 @@ pub struct LinkArgs {
     /// Token budget for the slice (whole types are added while they fit). Default: all.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
-    /// Encoding of the budget and the reported token count.
+    /// Encoding of the budget and the reported token count: o200k_base, cl100k_base or
+    /// tokenizer:PATH (a Hugging Face tokenizer.json).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding_arg)]
     pub encoding: Encoding,
     /// Style of the slice (see `gqlnav slice --help`).

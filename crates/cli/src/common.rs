@@ -93,9 +93,9 @@ impl SchemaArgs {
     }
 }
 
+/// `o200k_base`, `cl100k_base` or `tokenizer:PATH` (a Hugging Face tokenizer.json).
 pub fn parse_encoding(s: &str) -> Result<Encoding, String> {
-    Encoding::parse(s)
-        .ok_or_else(|| format!("unknown encoding `{s}`; expected o200k_base or cl100k_base"))
+    Encoding::from_spec(s)
 }
 
 pub fn parse_renderings(list: &[String]) -> Result<Vec<Rendering>> {

@@ -385,3 +385,159 @@ fn slice_ranks_with_the_local_model_and_prints_dense_sdl() {
     let err = run_err(&["slice", "x", "--schema", schema, "--backend", "bm25"]);
     assert!(err.contains("hybrid"), "{err}");
 }
+
+#[test]
+fn tools_compiles_specs_operations_and_clear_errors() {
+    // MCP specs on stdout, a summary on stderr.
+    let out = run(&["tools", "--select", "repository,search"]);
+    assert!(out.status.success());
+    let specs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(specs[0]["name"], "repository");
+    assert_eq!(specs[0]["annotations"]["readOnlyHint"], true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2/2 default operations validate"), "{err}");
+    // The operations themselves.
+    let out = run(&["tools", "--select", "repository", "--operations"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("query Repository($followRenames: Boolean, $name: String!, $owner: String!)"),
+        "{text}"
+    );
+    // OpenAI strict form: every property required.
+    let o = run_json(&[
+        "tools",
+        "--select",
+        "repository",
+        "--format",
+        "openai",
+        "--nullable",
+        "anyof",
+    ]);
+    let p = &o[0]["function"]["parameters"];
+    assert_eq!(
+        p["required"].as_array().unwrap().len(),
+        p["properties"].as_object().unwrap().len()
+    );
+    // The report: every default operation validates; tokens with and without $defs.
+    let r = run_json(&["tools", "--json"]);
+    assert_eq!(r["compiled"], r["validOperations"]);
+    assert_eq!(r["compiled"], 31);
+    assert!(r["tokens"]["withDefs"].as_u64().unwrap() > 1000);
+    assert!(r["tokens"]["inline"].as_u64().unwrap() > 1000);
+    assert_eq!(r["mutationsFound"], 266);
+    // --for picks root fields through search.
+    let f = run_json(&[
+        "tools",
+        "--for",
+        "open issues of a repository",
+        "--limit",
+        "3",
+        "--json",
+    ]);
+    let names: Vec<&str> = f["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"repository"), "{names:?}");
+    assert!(names.len() <= 3);
+
+    // Bad input.
+    let e = run_err(&["tools", "--select", "repositry"]);
+    assert!(
+        e.contains("`repositry` is not a root field; nearest root fields: Query.repository"),
+        "{e}"
+    );
+    let e = run_err(&["tools", "--select", "createIssue"]);
+    assert!(e.contains("--allow-mutations createIssue"), "{e}");
+    let (_d, noq) = temp_file("noq.graphql", "type Thing { id: ID }");
+    let e = run_err(&["tools", "--schema", noq.to_str().unwrap()]);
+    assert!(e.contains("no Query type"), "{e}");
+    let mut wide = String::from("type Query {\n");
+    for i in 0..1001 {
+        wide.push_str(&format!("  f{i}: Int\n"));
+    }
+    wide.push('}');
+    let (_d2, w) = temp_file("wide.graphql", &wide);
+    let e = run_err(&["tools", "--schema", w.to_str().unwrap()]);
+    assert!(
+        e.contains("1001 root fields to compile") && e.contains("--select"),
+        "{e}"
+    );
+    let ok = run_json(&[
+        "tools",
+        "--schema",
+        w.to_str().unwrap(),
+        "--max-tools",
+        "2000",
+        "--json",
+    ]);
+    assert_eq!(ok["compiled"], 1001);
+    let e = run_err(&["tools", "--format", "yaml"]);
+    assert!(e.contains("mcp, openai, anthropic, json-schema"), "{e}");
+}
+
+#[test]
+fn link_names_types_and_cuts_whole_types_to_a_budget() {
+    let v = run_json(&[
+        "link",
+        "pull requests associated with a deployment",
+        "--budget",
+        "3000",
+        "--json",
+    ]);
+    let types = v["types"].as_array().unwrap();
+    assert!(
+        types
+            .iter()
+            .any(|t| t["name"] == "Deployment" && t["hop"] == 0),
+        "{v}"
+    );
+    assert!(v["tokens"].as_u64().unwrap() <= 3000);
+    assert_eq!(v["encoding"], "o200k_base");
+    let out = run(&["link", "zzzz qqqq"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names no type"));
+}
+
+#[test]
+fn encodings_take_a_tokenizer_json() {
+    let Some(dir) = std::env::var_os("GQLNAV_MINILM_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.join("tokenizer.json").is_file())
+    else {
+        common::skip("GQLNAV_MINILM_DIR does not hold tokenizer.json (scripts/test.sh installs the MiniLM package)");
+        return;
+    };
+    let enc = format!("tokenizer:{}", dir.display());
+    let v = run_json(&[
+        "slice",
+        "stargazers of a repository",
+        "--encoding",
+        &enc,
+        "--budget",
+        "400",
+        "--json",
+    ]);
+    assert!(
+        v["encoding"].as_str().unwrap().starts_with("tokenizer:"),
+        "{v}"
+    );
+    let t = v["tokens"].as_u64().unwrap();
+    assert!(t > 0 && t <= 400, "{t}");
+    let c = run_json(&["cost", "--encoding", &enc, "--json"]);
+    let o = run_json(&["cost", "--json"]);
+    assert_ne!(
+        c.to_string(),
+        o.to_string(),
+        "the model's counts differ from o200k's"
+    );
+    let e = run_err(&[
+        "search",
+        "stars",
+        "--encoding",
+        "tokenizer:/nonexistent.json",
+    ]);
+    assert!(e.contains("give a Hugging Face tokenizer.json"), "{e}");
+}

@@ -17,7 +17,7 @@ use gqlnav_schema::SchemaGraph;
 
 pub use humanize::{humanize, split_identifier};
 pub use render::Rendering;
-pub use tokens::{line_segments, CachedMeter, Encoding, TokenMeter};
+pub use tokens::{line_segments, CachedMeter, Encoding, TokenMeter, TokenizerId};
 
 /// What a corpus entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

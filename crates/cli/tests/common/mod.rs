@@ -15,7 +15,7 @@ use std::time::Duration;
 #[path = "../../../schema/tests/common/mod.rs"]
 mod wg;
 #[allow(unused_imports)]
-pub use wg::{find_wg_schema, garbage_text, repo, wg_schema, PUBLISHED_FIELD_COUNTS};
+pub use wg::{find_wg_schema, garbage_text, repo, skip, wg_schema, PUBLISHED_FIELD_COUNTS};
 
 /// The bundled WG question directory (416 YAML files).
 pub fn wg_queries() -> PathBuf {
