@@ -1,6 +1,7 @@
 //! The `gqlnav` binary: a thin layer over the pipeline crates.
 
 mod alloc;
+mod cmd_agent;
 mod backends;
 mod cmd_bench;
 mod cmd_corpus;
@@ -98,6 +99,12 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         after_help = "Examples:\n  gqlnav index --schema schema.graphql --out idx/\n  gqlnav serve --schema schema.graphql --index-dir idx/\n  gqlnav index --schema schema.graphql --out idx-hybrid/ --backend hybrid --model DIR"
     )]
     Index(Box<cmd_index::IndexArgs>),
+    /// Let a chat model do a task with the tools (search_schema, introspect, validate,
+    /// execute), one visible step at a time; a context receipt closes the run.
+    #[command(
+        after_help = "Examples:\n  gqlnav agent \"How many stars does rust-lang/rust have?\" --endpoint https://api.github.com/graphql -H 'Authorization: Bearer …' --model-url https://api.openai.com --model gpt-4.1-mini\n  gqlnav agent \"list my teams\" --schema linear.graphql --endpoint http://127.0.0.1:4000/graphql --model-url http://127.0.0.1:8080 --tool-protocol json\n  gqlnav agent \"…\" --inline --context 131072      (the whole schema in the prompt; refused when it does not fit)\n  gqlnav agent \"…\" --provider ollama --model-url http://127.0.0.1:11434 --model qwen2.5-coder:1.5b --transcript run.jsonl --json"
+    )]
+    Agent(Box<cmd_agent::AgentArgs>),
     /// Compile the schema's root fields into typed tools: JSON-Schema inputs (shared
     /// `$defs` or inline), bounded default operations that validate, for MCP, OpenAI,
     /// Anthropic or as one JSON-Schema document.
@@ -160,6 +167,7 @@ fn main() {
         Command::Export { schema, format } => run_export(schema, &format),
         Command::Index(a) => cmd_index::run(*a),
         Command::Tools(a) => cmd_tools::run(*a),
+        Command::Agent(a) => cmd_agent::run(*a),
         Command::Link { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run_link(&args, std::sync::Arc::new(g))),

@@ -1,0 +1,267 @@
+//! Chat back ends: the OpenAI-compatible `/v1/chat/completions` protocol (hosted APIs,
+//! llama-server, vLLM), Ollama `/api/chat` and Anthropic `/v1/messages`. One message
+//! model for all three; keys come from the environment and never appear in `Debug`,
+//! errors or transcripts.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::error::AgentError;
+
+/// Which protocol a model URL speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// `/v1/chat/completions` (OpenAI, llama-server, vLLM, …).
+    OpenAi,
+    /// Ollama `/api/chat`.
+    Ollama,
+    /// Anthropic `/v1/messages`.
+    Anthropic,
+}
+
+impl Provider {
+    pub fn parse(s: &str) -> Option<Provider> {
+        match s.to_ascii_lowercase().as_str() {
+            "openai" | "openai-compatible" | "llama-server" | "vllm" => Some(Provider::OpenAi),
+            "ollama" => Some(Provider::Ollama),
+            "anthropic" => Some(Provider::Anthropic),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Ollama => "ollama",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+
+    /// The environment variable the key is read from.
+    pub fn key_var(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "OPENAI_API_KEY",
+            Provider::Ollama => "OLLAMA_API_KEY",
+            Provider::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+}
+
+/// A message role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One tool call a model asked for.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolCall {
+    /// The provider's call id (made up when the model wrote the call as text).
+    pub id: String,
+    pub name: String,
+    /// The arguments (an object; a string the model wrote that is not JSON stays a string).
+    pub arguments: Value,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    /// Tool calls of an assistant message.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool message: the call it answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// For a tool message: the tool's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
+}
+
+/// A tool offered to the model.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// Token usage as the provider reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub prompt: u64,
+    pub completion: u64,
+    /// Prompt tokens read from the provider's cache, where reported.
+    pub cache_read: u64,
+}
+
+/// A model's reply.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub content: String,
+    /// Structured tool calls (`tool_calls`, `tool_use`), if the model used them.
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    /// The response body (for the transcript).
+    pub raw: Value,
+}
+
+/// How each turn is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolProtocol {
+    /// Offer the tools natively; accept `tool_calls`, or one JSON call in the content.
+    Auto,
+    /// Constrain each turn with a JSON-Schema "action" object (`response_format` /
+    /// Ollama `format`): `{"name": …, "arguments": {…}}`. Tools are described in the
+    /// system prompt.
+    Json,
+}
+
+/// A chat back end.
+#[derive(Clone)]
+pub struct ChatClient {
+    pub provider: Provider,
+    /// Base URL (`http://127.0.0.1:8080`; a trailing `/v1` is accepted).
+    pub url: String,
+    pub model: String,
+    key: Option<String>,
+    http: reqwest::Client,
+    pub temperature: f32,
+    pub seed: Option<u64>,
+    /// Most tokens per reply.
+    pub max_tokens: u32,
+}
+
+impl std::fmt::Debug for ChatClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatClient")
+            .field("provider", &self.provider)
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
+}
+
+impl ChatClient {
+    /// A client; the key is read from the provider's environment variable
+    /// ([`Provider::key_var`]) when set.
+    pub fn new(provider: Provider, url: &str, model: &str, timeout: Duration) -> Result<Self, AgentError> {
+        gqlnav_schema::check_http_url(url).map_err(|e| AgentError::Options(format!("--model-url: {e}")))?;
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| AgentError::Options(format!("HTTP client: {e}")))?;
+        let key = std::env::var(provider.key_var()).ok().filter(|k| !k.is_empty());
+        Ok(ChatClient {
+            provider,
+            url: url.trim_end_matches('/').trim_end_matches("/v1").to_string(),
+            model: model.to_string(),
+            key,
+            http,
+            temperature: 0.0,
+            seed: Some(0),
+            max_tokens: 1024,
+        })
+    }
+
+    /// The key, for scrubbing text that leaves the process.
+    pub fn secret(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    fn endpoint(&self) -> String {
+        match self.provider {
+            Provider::OpenAi => format!("{}/v1/chat/completions", self.url),
+            Provider::Ollama => format!("{}/api/chat", self.url),
+            Provider::Anthropic => format!("{}/v1/messages", self.url),
+        }
+    }
+
+    /// The request body for one turn.
+    pub fn body(&self, messages: &[Message], tools: &[ToolSpec], protocol: ToolProtocol, action: Option<&Value>) -> Value {
+        match self.provider {
+            Provider::OpenAi => crate::wire::openai_body(self, messages, tools, protocol, action),
+            Provider::Ollama => crate::wire::ollama_body(self, messages, tools, protocol, action),
+            Provider::Anthropic => crate::wire::anthropic_body(self, messages, tools),
+        }
+    }
+
+    /// Send one turn; returns the request body sent and the reply.
+    pub async fn complete(&self, body: &Value) -> Result<Reply, AgentError> {
+        let url = self.endpoint();
+        let mut req = self.http.post(&url).json(body);
+        if let Some(k) = &self.key {
+            req = match self.provider {
+                Provider::Anthropic => req.header("x-api-key", k).header("anthropic-version", "2023-06-01"),
+                _ => req.bearer_auth(k),
+            };
+        } else if self.provider == Provider::Anthropic {
+            req = req.header("anthropic-version", "2023-06-01");
+        }
+        let scrub = |s: String| match &self.key {
+            Some(k) => s.replace(k.as_str(), "<key>"),
+            None => s,
+        };
+        let resp = req.send().await.map_err(|e| AgentError::Model {
+            url: url.clone(),
+            detail: scrub(if e.is_connect() {
+                format!("cannot connect ({e}); is the model server running? (llama-server: scripts/agent_model.sh)")
+            } else if e.is_timeout() {
+                format!("no answer in time ({e})")
+            } else {
+                e.to_string()
+            }),
+        })?;
+        let status = resp.status();
+        let text = resp.text().await.map_err(|e| AgentError::Model { url: url.clone(), detail: scrub(e.to_string()) })?;
+        if !status.is_success() {
+            return Err(AgentError::Model {
+                url,
+                detail: scrub(format!("HTTP {status}: {}", gqlnav_schema::body_snippet(text.as_bytes(), 300))),
+            });
+        }
+        let raw: Value = serde_json::from_str(&text).map_err(|e| AgentError::Reply {
+            url: url.clone(),
+            provider: self.provider.name(),
+            detail: format!("{e}: {}", gqlnav_schema::body_snippet(text.as_bytes(), 200)),
+        })?;
+        crate::wire::parse_reply(self.provider, raw).map_err(|detail| AgentError::Reply { url, provider: self.provider.name(), detail })
+    }
+}
+
+/// The JSON-Schema "action" object for [`ToolProtocol::Json`]: one of the tool names and
+/// an arguments object.
+pub fn action_schema(tools: &[ToolSpec]) -> Value {
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "enum": names},
+            "arguments": {"type": "object"}
+        },
+        "required": ["name", "arguments"],
+        "additionalProperties": false
+    })
+}

@@ -1,0 +1,80 @@
+//! System prompts and the tools offered, for each mode.
+
+use serde_json::{json, Value};
+
+use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest};
+
+use crate::chat::ToolSpec;
+
+const NAVIGATE_RULES: &str = "You answer a question about the data behind a GraphQL API. You do not know this API's schema: find what you need with the tools.
+Call exactly one tool per turn. Rules:
+1. Every type, field, argument and enum value you write must first have appeared in a tool result. Never guess a name.
+2. Start with search_schema (plain words for what you need), introspect the types you will use, write one operation, validate it, then execute it.
+3. A field returning a Connection is read through `nodes { ... }` (or `edges { node { ... } }`) and takes `first: N`.
+4. If a tool says you repeated a call, change what you send.";
+
+const INLINE_RULES: &str = "You answer a question about the data behind a GraphQL API whose whole schema is below. Write one operation using only names in the schema and run it with execute. Call exactly one tool per turn.";
+
+fn schema_of<T: schemars::JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| json!({"type": "object"}))
+}
+
+/// The tools of a mode: the four navigation tools (or execute only, inline) and `answer`
+/// when an answer schema is given.
+pub fn tools(inline: bool, answer_schema: Option<&Value>) -> Vec<ToolSpec> {
+    let mut v = Vec::new();
+    if !inline {
+        v.push(ToolSpec {
+            name: "search_schema".into(),
+            description: "Find the schema coordinates (Type.field) for what you need, with the path of fields from the Query root. Pass one short intent in plain words.".into(),
+            parameters: schema_of::<SearchRequest>(),
+        });
+        v.push(ToolSpec {
+            name: "introspect".into(),
+            description: "Show the exact SDL of named schema elements (a type, Type.field, an enum value); depth 2 adds the types they reference.".into(),
+            parameters: schema_of::<IntrospectRequest>(),
+        });
+        v.push(ToolSpec {
+            name: "validate".into(),
+            description: "Check a GraphQL operation against the schema without running it; each problem comes with the nearest names and what to introspect.".into(),
+            parameters: schema_of::<OperationRequest>(),
+        });
+    }
+    v.push(ToolSpec {
+        name: "execute".into(),
+        description: "Run a GraphQL query against the API and return its data (validated first).".into(),
+        parameters: schema_of::<OperationRequest>(),
+    });
+    if let Some(s) = answer_schema {
+        v.push(ToolSpec {
+            name: "answer".into(),
+            description: "Give the final answer as JSON matching the schema; this ends the task.".into(),
+            parameters: json!({"type": "object", "properties": {"answer": s}, "required": ["answer"]}),
+        });
+    }
+    v
+}
+
+/// The system prompt. `describe_tools` spells out each tool's arguments (for the JSON
+/// action protocol, where the tools are not offered natively).
+pub fn system(inline_sdl: Option<&str>, tools: &[ToolSpec], answer: bool, describe_tools: bool) -> String {
+    let mut s = String::from(if inline_sdl.is_some() { INLINE_RULES } else { NAVIGATE_RULES });
+    s.push('\n');
+    s.push_str(if answer {
+        "When you have the data, call answer with the answer as JSON matching its schema.\n"
+    } else {
+        "When you have the data, reply with the answer in plain words and no tool call.\n"
+    });
+    s.push_str("To call a tool, reply with only a JSON object: {\"name\": \"<tool>\", \"arguments\": {...}}.\n");
+    if describe_tools {
+        s.push_str("Tools:\n");
+        for t in tools {
+            s.push_str(&format!("- {}: {} Arguments: {}\n", t.name, t.description, t.parameters));
+        }
+    }
+    if let Some(sdl) = inline_sdl {
+        s.push_str("\nThe schema:\n");
+        s.push_str(sdl);
+    }
+    s
+}

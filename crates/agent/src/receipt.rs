@@ -1,0 +1,87 @@
+//! The context receipt: what a run cost, in the provider's tokens and in our own meter,
+//! next to what showing the whole schema in every call would have cost.
+
+use std::collections::BTreeMap;
+
+/// One tool's share of the run.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ToolShare {
+    pub calls: usize,
+    /// Result tokens by our meter.
+    pub tokens: usize,
+}
+
+/// The receipt of one run.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Receipt {
+    pub model: String,
+    pub provider: String,
+    pub model_calls: usize,
+    /// Provider-reported tokens, summed over calls.
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cache_read_tokens: u64,
+    /// Tool results by our meter, per tool.
+    pub tools: BTreeMap<String, ToolShare>,
+    /// Sum of tool result tokens.
+    pub tool_payload_tokens: usize,
+    /// search_schema + introspect result tokens (what the model learned of the schema).
+    pub schema_knowledge_tokens: usize,
+    /// The encoding of our meter.
+    pub tool_encoding: String,
+    /// The whole schema as a corpus (dot-plus-gloss) and as SDL, in `tool_encoding`.
+    pub corpus_tokens: usize,
+    pub sdl_tokens: usize,
+    /// `corpus_tokens × model_calls`: the corpus in every call.
+    pub corpus_every_call: usize,
+    /// The guard's meter (what the prompt counts below were measured with).
+    pub guard_meter: String,
+    /// The largest prompt the guard counted.
+    pub largest_prompt: usize,
+    pub context_window: usize,
+    pub wall_ms: u128,
+    /// USD, when prices were given.
+    pub cost_usd: Option<f64>,
+}
+
+impl Receipt {
+    /// Price the run: USD per million prompt / completion tokens.
+    pub fn price(&mut self, price_in: Option<f64>, price_out: Option<f64>) {
+        if price_in.is_some() || price_out.is_some() {
+            let c = self.prompt_tokens as f64 * price_in.unwrap_or(0.0) / 1e6
+                + self.completion_tokens as f64 * price_out.unwrap_or(0.0) / 1e6;
+            self.cost_usd = Some(c);
+        }
+    }
+
+    /// The receipt as a person reads it.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("context receipt ({} via {})\n", self.model, self.provider));
+        s.push_str(&format!("  model calls            {}\n", self.model_calls));
+        s.push_str(&format!(
+            "  prompt tokens          {} (provider-reported; {} read from cache)\n",
+            self.prompt_tokens, self.cache_read_tokens
+        ));
+        s.push_str(&format!("  completion tokens      {} (provider-reported)\n", self.completion_tokens));
+        s.push_str(&format!("  tool payload           {} tokens ({})\n", self.tool_payload_tokens, self.tool_encoding));
+        for (name, t) in &self.tools {
+            s.push_str(&format!("    {name:<20} {} call(s), {} tokens\n", t.calls, t.tokens));
+        }
+        s.push_str(&format!("  schema knowledge       {} tokens (search_schema + introspect, {})\n", self.schema_knowledge_tokens, self.tool_encoding));
+        s.push_str(&format!(
+            "  whole schema instead   corpus {} × {} calls = {} tokens; SDL {} per call ({})\n",
+            self.corpus_tokens, self.model_calls, self.corpus_every_call, self.sdl_tokens, self.tool_encoding
+        ));
+        s.push_str(&format!(
+            "  largest prompt         {} of {} tokens of context ({})\n",
+            self.largest_prompt, self.context_window, self.guard_meter
+        ));
+        s.push_str(&format!("  wall time              {:.1} s\n", self.wall_ms as f64 / 1000.0));
+        if let Some(c) = self.cost_usd {
+            s.push_str(&format!("  cost                   ${c:.4}\n"));
+        }
+        s
+    }
+}
