@@ -165,18 +165,29 @@ impl std::fmt::Debug for ChatClient {
 impl ChatClient {
     /// A client; the key is read from the provider's environment variable
     /// ([`Provider::key_var`]) when set.
-    pub fn new(provider: Provider, url: &str, model: &str, timeout: Duration) -> Result<Self, AgentError> {
-        gqlnav_schema::check_http_url(url).map_err(|e| AgentError::Options(format!("--model-url: {e}")))?;
+    pub fn new(
+        provider: Provider,
+        url: &str,
+        model: &str,
+        timeout: Duration,
+    ) -> Result<Self, AgentError> {
+        gqlnav_schema::check_http_url(url)
+            .map_err(|e| AgentError::Options(format!("--model-url: {e}")))?;
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| AgentError::Options(format!("HTTP client: {e}")))?;
-        let key = std::env::var(provider.key_var()).ok().filter(|k| !k.is_empty());
+        let key = std::env::var(provider.key_var())
+            .ok()
+            .filter(|k| !k.is_empty());
         Ok(ChatClient {
             provider,
-            url: url.trim_end_matches('/').trim_end_matches("/v1").to_string(),
+            url: url
+                .trim_end_matches('/')
+                .trim_end_matches("/v1")
+                .to_string(),
             model: model.to_string(),
             key,
             http,
@@ -200,7 +211,13 @@ impl ChatClient {
     }
 
     /// The request body for one turn.
-    pub fn body(&self, messages: &[Message], tools: &[ToolSpec], protocol: ToolProtocol, action: Option<&Value>) -> Value {
+    pub fn body(
+        &self,
+        messages: &[Message],
+        tools: &[ToolSpec],
+        protocol: ToolProtocol,
+        action: Option<&Value>,
+    ) -> Value {
         match self.provider {
             Provider::OpenAi => crate::wire::openai_body(self, messages, tools, protocol, action),
             Provider::Ollama => crate::wire::ollama_body(self, messages, tools, protocol, action),
@@ -214,7 +231,9 @@ impl ChatClient {
         let mut req = self.http.post(&url).json(body);
         if let Some(k) = &self.key {
             req = match self.provider {
-                Provider::Anthropic => req.header("x-api-key", k).header("anthropic-version", "2023-06-01"),
+                Provider::Anthropic => req
+                    .header("x-api-key", k)
+                    .header("anthropic-version", "2023-06-01"),
                 _ => req.bearer_auth(k),
             };
         } else if self.provider == Provider::Anthropic {
@@ -235,11 +254,17 @@ impl ChatClient {
             }),
         })?;
         let status = resp.status();
-        let text = resp.text().await.map_err(|e| AgentError::Model { url: url.clone(), detail: scrub(e.to_string()) })?;
+        let text = resp.text().await.map_err(|e| AgentError::Model {
+            url: url.clone(),
+            detail: scrub(e.to_string()),
+        })?;
         if !status.is_success() {
             return Err(AgentError::Model {
                 url,
-                detail: scrub(format!("HTTP {status}: {}", gqlnav_schema::body_snippet(text.as_bytes(), 300))),
+                detail: scrub(format!(
+                    "HTTP {status}: {}",
+                    gqlnav_schema::body_snippet(text.as_bytes(), 300)
+                )),
             });
         }
         let raw: Value = serde_json::from_str(&text).map_err(|e| AgentError::Reply {
@@ -247,7 +272,11 @@ impl ChatClient {
             provider: self.provider.name(),
             detail: format!("{e}: {}", gqlnav_schema::body_snippet(text.as_bytes(), 200)),
         })?;
-        crate::wire::parse_reply(self.provider, raw).map_err(|detail| AgentError::Reply { url, provider: self.provider.name(), detail })
+        crate::wire::parse_reply(self.provider, raw).map_err(|detail| AgentError::Reply {
+            url,
+            provider: self.provider.name(),
+            detail,
+        })
     }
 }
 

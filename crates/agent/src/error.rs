@@ -7,8 +7,14 @@ pub enum AgentError {
     #[error("chat model at {url}: {detail}")]
     Model { url: String, detail: String },
     /// The chat back end answered something that is not a chat reply.
-    #[error("chat model at {url} answered something that is not a {provider} chat reply: {detail}")]
-    Reply { url: String, provider: &'static str, detail: String },
+    #[error(
+        "chat model at {url} answered something that is not a {provider} chat reply: {detail}"
+    )]
+    Reply {
+        url: String,
+        provider: &'static str,
+        detail: String,
+    },
     /// The prompt would not fit the model's context: refused before sending.
     #[error("the prompt would not fit: {prompt} tokens ({meter}) + {reserve} reserved for the reply > {window} tokens of context ({source_of_window}). Nothing was sent. Use the navigation tools instead of --inline, a model with a larger context, or --context if the window is larger than detected")]
     TooLong {

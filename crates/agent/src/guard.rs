@@ -42,7 +42,11 @@ pub struct Guard {
 
 impl Guard {
     /// Work out the meter and the window for `client`.
-    pub async fn detect(client: &ChatClient, tokenizer: Option<Encoding>, context: Option<usize>) -> Guard {
+    pub async fn detect(
+        client: &ChatClient,
+        tokenizer: Option<Encoding>,
+        context: Option<usize>,
+    ) -> Guard {
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(5))
             .build()
@@ -54,21 +58,31 @@ impl Guard {
                 Provider::OpenAi => {
                     if let Ok(r) = http.get(format!("{}/props", client.url)).send().await {
                         if let Ok(v) = r.json::<Value>().await {
-                            let n = v["default_generation_settings"]["n_ctx"].as_u64().or_else(|| v["n_ctx"].as_u64());
+                            let n = v["default_generation_settings"]["n_ctx"]
+                                .as_u64()
+                                .or_else(|| v["n_ctx"].as_u64());
                             if let Some(n) = n {
                                 server_tokenize = true;
-                                window = window.or(Some((n as usize, "llama-server /props n_ctx".into())));
+                                window = window
+                                    .or(Some((n as usize, "llama-server /props n_ctx".into())));
                             }
                         }
                     }
                 }
                 Provider::Ollama => {
                     let body = json!({"model": client.model});
-                    if let Ok(r) = http.post(format!("{}/api/show", client.url)).json(&body).send().await {
+                    if let Ok(r) = http
+                        .post(format!("{}/api/show", client.url))
+                        .json(&body)
+                        .send()
+                        .await
+                    {
                         if let Ok(v) = r.json::<Value>().await {
-                            let n = v["model_info"]
-                                .as_object()
-                                .and_then(|m| m.iter().find(|(k, _)| k.ends_with(".context_length")).and_then(|(_, v)| v.as_u64()));
+                            let n = v["model_info"].as_object().and_then(|m| {
+                                m.iter()
+                                    .find(|(k, _)| k.ends_with(".context_length"))
+                                    .and_then(|(_, v)| v.as_u64())
+                            });
                             if let Some(n) = n {
                                 window = window.or(Some((n as usize / 2, format!("Ollama /api/show context_length {n}, halved (Ollama cuts at half the window)"))));
                             }
@@ -78,20 +92,41 @@ impl Guard {
                 Provider::Anthropic => {}
             }
         }
-        let (window, window_source) = window.unwrap_or((ASSUMED_WINDOW, format!("assumed {ASSUMED_WINDOW}; pass --context N")));
+        let (window, window_source) = window.unwrap_or((
+            ASSUMED_WINDOW,
+            format!("assumed {ASSUMED_WINDOW}; pass --context N"),
+        ));
         let meter = match tokenizer {
-            Some(e) => GuardMeter::Local { meter: TokenMeter::new(e), exact: true },
-            None if server_tokenize => GuardMeter::Server { url: format!("{}/tokenize", client.url) },
-            None => GuardMeter::Local { meter: TokenMeter::new(Encoding::O200kBase), exact: false },
+            Some(e) => GuardMeter::Local {
+                meter: TokenMeter::new(e),
+                exact: true,
+            },
+            None if server_tokenize => GuardMeter::Server {
+                url: format!("{}/tokenize", client.url),
+            },
+            None => GuardMeter::Local {
+                meter: TokenMeter::new(Encoding::O200kBase),
+                exact: false,
+            },
         };
-        Guard { meter, window, window_source }
+        Guard {
+            meter,
+            window,
+            window_source,
+        }
     }
 
     /// The meter's name, as the receipt and errors say it.
     pub fn meter_name(&self) -> String {
         match &self.meter {
             GuardMeter::Local { meter, exact: true } => meter.encoding().name().to_string(),
-            GuardMeter::Local { meter, exact: false } => format!("{} estimate + {ESTIMATE_MARGIN_PCT}%", meter.encoding().name()),
+            GuardMeter::Local {
+                meter,
+                exact: false,
+            } => format!(
+                "{} estimate + {ESTIMATE_MARGIN_PCT}%",
+                meter.encoding().name()
+            ),
             GuardMeter::Server { url } => format!("llama-server {url}"),
         }
     }
@@ -114,12 +149,22 @@ impl Guard {
                     let n = TokenMeter::new(Encoding::O200kBase).count(&joined);
                     n + n * ESTIMATE_MARGIN_PCT / 100 + per
                 };
-                let Ok(http) = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build() else {
+                let Ok(http) = reqwest::Client::builder()
+                    .timeout(std::time::Duration::from_secs(30))
+                    .build()
+                else {
                     return fallback();
                 };
-                match http.post(url).json(&json!({"content": joined})).send().await {
+                match http
+                    .post(url)
+                    .json(&json!({"content": joined}))
+                    .send()
+                    .await
+                {
                     Ok(r) => match r.json::<Value>().await {
-                        Ok(v) => v["tokens"].as_array().map_or_else(fallback, |t| t.len() + per),
+                        Ok(v) => v["tokens"]
+                            .as_array()
+                            .map_or_else(fallback, |t| t.len() + per),
                         Err(_) => fallback(),
                     },
                     Err(_) => fallback(),

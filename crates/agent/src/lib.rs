@@ -18,7 +18,10 @@ mod receipt;
 mod session;
 mod wire;
 
-pub use chat::{action_schema, ChatClient, Message, Provider, Reply, Role, ToolCall, ToolProtocol, ToolSpec, Usage};
+pub use chat::{
+    action_schema, ChatClient, Message, Provider, Reply, Role, ToolCall, ToolProtocol, ToolSpec,
+    Usage,
+};
 pub use error::AgentError;
 pub use guard::{Guard, GuardMeter, ASSUMED_WINDOW, ESTIMATE_MARGIN_PCT};
 pub use parse::{find_call, TextCall};

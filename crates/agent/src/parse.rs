@@ -84,7 +84,10 @@ fn balanced(s: &str) -> Option<usize> {
 fn as_call(v: &Value, n: usize) -> Option<Result<ToolCall, String>> {
     let o = v.as_object()?;
     let inner = o.get("function").and_then(Value::as_object).unwrap_or(o);
-    let name = inner.get("name").or_else(|| inner.get("tool")).and_then(Value::as_str)?;
+    let name = inner
+        .get("name")
+        .or_else(|| inner.get("tool"))
+        .and_then(Value::as_str)?;
     let args = inner
         .get("arguments")
         .or_else(|| inner.get("parameters"))
@@ -94,19 +97,33 @@ fn as_call(v: &Value, n: usize) -> Option<Result<ToolCall, String>> {
     let args = match args {
         Value::String(s) => match serde_json::from_str::<Value>(&s) {
             Ok(v @ Value::Object(_)) => v,
-            _ => return Some(Err(format!("the arguments of `{name}` are a string, not a JSON object: {s}"))),
+            _ => {
+                return Some(Err(format!(
+                    "the arguments of `{name}` are a string, not a JSON object: {s}"
+                )))
+            }
         },
         v @ Value::Object(_) => v,
-        other => return Some(Err(format!("the arguments of `{name}` must be a JSON object, not {other}"))),
+        other => {
+            return Some(Err(format!(
+                "the arguments of `{name}` must be a JSON object, not {other}"
+            )))
+        }
     };
-    Some(Ok(ToolCall { id: format!("text_{n}"), name: name.to_string(), arguments: args }))
+    Some(Ok(ToolCall {
+        id: format!("text_{n}"),
+        name: name.to_string(),
+        arguments: args,
+    }))
 }
 
 /// The first tool call written in `text`; `n` numbers the made-up call id.
 pub fn find_call(text: &str, n: usize) -> TextCall {
     let mut malformed = None;
     for c in candidates(text) {
-        let Ok(v) = serde_json::from_str::<Value>(c) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(c) else {
+            continue;
+        };
         match as_call(&v, n) {
             Some(Ok(call)) => return TextCall::Call(call),
             Some(Err(e)) => malformed = malformed.or(Some(e)),
@@ -131,14 +148,23 @@ mod tests {
     #[test]
     fn finds_fenced_bare_and_tagged_calls() {
         let c = call("I will search.\n```json\n{\"name\": \"search_schema\", \"arguments\": {\"query\": \"stars\"}}\n```");
-        assert_eq!((c.name.as_str(), c.arguments.clone()), ("search_schema", json!({"query": "stars"})));
+        assert_eq!(
+            (c.name.as_str(), c.arguments.clone()),
+            ("search_schema", json!({"query": "stars"}))
+        );
         let c = call("{\"name\":\"introspect\",\"arguments\":{\"type\":\"Repository\"}}");
         assert_eq!(c.name, "introspect");
         let c = call("<tool_call>\n{\"name\": \"execute\", \"arguments\": {\"operation\": \"{ a { b } }\"}}\n</tool_call>");
         assert_eq!(c.arguments["operation"], "{ a { b } }");
         // Qwen's `parameters`, OpenAI's nested function with string arguments.
-        assert_eq!(call("{\"name\": \"x\", \"parameters\": {\"a\": 1}}").arguments, json!({"a": 1}));
-        assert_eq!(call("{\"function\": {\"name\": \"x\", \"arguments\": \"{\\\"a\\\": 2}\"}}").arguments, json!({"a": 2}));
+        assert_eq!(
+            call("{\"name\": \"x\", \"parameters\": {\"a\": 1}}").arguments,
+            json!({"a": 1})
+        );
+        assert_eq!(
+            call("{\"function\": {\"name\": \"x\", \"arguments\": \"{\\\"a\\\": 2}\"}}").arguments,
+            json!({"a": 2})
+        );
         // Braces inside strings do not confuse the scan.
         let c = call("text {\"name\": \"validate\", \"arguments\": {\"operation\": \"query { viewer { login } }\"}} more");
         assert_eq!(c.arguments["operation"], "query { viewer { login } }");

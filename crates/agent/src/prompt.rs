@@ -42,7 +42,8 @@ pub fn tools(inline: bool, answer_schema: Option<&Value>) -> Vec<ToolSpec> {
     }
     v.push(ToolSpec {
         name: "execute".into(),
-        description: "Run a GraphQL query against the API and return its data (validated first).".into(),
+        description: "Run a GraphQL query against the API and return its data (validated first)."
+            .into(),
         parameters: schema_of::<OperationRequest>(),
     });
     if let Some(s) = answer_schema {
@@ -57,8 +58,17 @@ pub fn tools(inline: bool, answer_schema: Option<&Value>) -> Vec<ToolSpec> {
 
 /// The system prompt. `describe_tools` spells out each tool's arguments (for the JSON
 /// action protocol, where the tools are not offered natively).
-pub fn system(inline_sdl: Option<&str>, tools: &[ToolSpec], answer: bool, describe_tools: bool) -> String {
-    let mut s = String::from(if inline_sdl.is_some() { INLINE_RULES } else { NAVIGATE_RULES });
+pub fn system(
+    inline_sdl: Option<&str>,
+    tools: &[ToolSpec],
+    answer: bool,
+    describe_tools: bool,
+) -> String {
+    let mut s = String::from(if inline_sdl.is_some() {
+        INLINE_RULES
+    } else {
+        NAVIGATE_RULES
+    });
     s.push('\n');
     s.push_str(if answer {
         "When you have the data, call answer with the answer as JSON matching its schema.\n"
@@ -69,7 +79,10 @@ pub fn system(inline_sdl: Option<&str>, tools: &[ToolSpec], answer: bool, descri
     if describe_tools {
         s.push_str("Tools:\n");
         for t in tools {
-            s.push_str(&format!("- {}: {} Arguments: {}\n", t.name, t.description, t.parameters));
+            s.push_str(&format!(
+                "- {}: {} Arguments: {}\n",
+                t.name, t.description, t.parameters
+            ));
         }
     }
     if let Some(sdl) = inline_sdl {

@@ -58,27 +58,49 @@ impl Receipt {
     /// The receipt as a person reads it.
     pub fn text(&self) -> String {
         let mut s = String::new();
-        s.push_str(&format!("context receipt ({} via {})\n", self.model, self.provider));
+        s.push_str(&format!(
+            "context receipt ({} via {})\n",
+            self.model, self.provider
+        ));
         s.push_str(&format!("  model calls            {}\n", self.model_calls));
         s.push_str(&format!(
             "  prompt tokens          {} (provider-reported; {} read from cache)\n",
             self.prompt_tokens, self.cache_read_tokens
         ));
-        s.push_str(&format!("  completion tokens      {} (provider-reported)\n", self.completion_tokens));
-        s.push_str(&format!("  tool payload           {} tokens ({})\n", self.tool_payload_tokens, self.tool_encoding));
+        s.push_str(&format!(
+            "  completion tokens      {} (provider-reported)\n",
+            self.completion_tokens
+        ));
+        s.push_str(&format!(
+            "  tool payload           {} tokens ({})\n",
+            self.tool_payload_tokens, self.tool_encoding
+        ));
         for (name, t) in &self.tools {
-            s.push_str(&format!("    {name:<20} {} call(s), {} tokens\n", t.calls, t.tokens));
+            s.push_str(&format!(
+                "    {name:<20} {} call(s), {} tokens\n",
+                t.calls, t.tokens
+            ));
         }
-        s.push_str(&format!("  schema knowledge       {} tokens (search_schema + introspect, {})\n", self.schema_knowledge_tokens, self.tool_encoding));
+        s.push_str(&format!(
+            "  schema knowledge       {} tokens (search_schema + introspect, {})\n",
+            self.schema_knowledge_tokens, self.tool_encoding
+        ));
         s.push_str(&format!(
             "  whole schema instead   corpus {} × {} calls = {} tokens; SDL {} per call ({})\n",
-            self.corpus_tokens, self.model_calls, self.corpus_every_call, self.sdl_tokens, self.tool_encoding
+            self.corpus_tokens,
+            self.model_calls,
+            self.corpus_every_call,
+            self.sdl_tokens,
+            self.tool_encoding
         ));
         s.push_str(&format!(
             "  largest prompt         {} of {} tokens of context ({})\n",
             self.largest_prompt, self.context_window, self.guard_meter
         ));
-        s.push_str(&format!("  wall time              {:.1} s\n", self.wall_ms as f64 / 1000.0));
+        s.push_str(&format!(
+            "  wall time              {:.1} s\n",
+            self.wall_ms as f64 / 1000.0
+        ));
         if let Some(c) = self.cost_usd {
             s.push_str(&format!("  cost                   ${c:.4}\n"));
         }

@@ -10,14 +10,16 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use gqlnav_corpus::{Rendering, TokenMeter};
-use gqlnav_tools::{cap_text, IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, Toolbox};
+use gqlnav_tools::{
+    cap_text, IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, Toolbox,
+};
 
 use crate::chat::{action_schema, ChatClient, Message, Role, ToolCall, ToolProtocol, ToolSpec};
 use crate::error::AgentError;
 use crate::guard::Guard;
 use crate::parse::{find_call, TextCall};
 use crate::prompt;
-use crate::receipt::{Receipt, ToolShare};
+use crate::receipt::Receipt;
 
 /// Limits and modes of one run.
 #[derive(Debug, Clone)]
@@ -73,6 +75,7 @@ pub enum Stop {
 
 /// One visible step.
 #[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Step {
     pub turn: usize,
     /// The tool called (`None`: a text reply).
@@ -122,20 +125,45 @@ impl Session<'_> {
             if let Some(k) = self.client.secret() {
                 text = text.replace(k, "<key>");
             }
-            writeln!(f, "{text}").map_err(|e| AgentError::Transcript(self.opts.transcript.as_ref().map(|p| p.display().to_string()).unwrap_or_default(), e))?;
+            writeln!(f, "{text}").map_err(|e| {
+                AgentError::Transcript(
+                    self.opts
+                        .transcript
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
+                    e,
+                )
+            })?;
         }
         Ok(())
     }
 
     /// Run one tool call.
     async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {
-        fn parse<T: serde::de::DeserializeOwned>(name: &str, args: &Value) -> Result<T, ToolOutput> {
-            serde_json::from_value(args.clone()).map_err(|e| ToolOutput::err(format!("bad arguments for {name}: {e}. Send a JSON object with the tool's fields."), None))
+        fn parse<T: serde::de::DeserializeOwned>(
+            name: &str,
+            args: &Value,
+        ) -> Result<T, ToolOutput> {
+            serde_json::from_value(args.clone()).map_err(|e| {
+                ToolOutput::err(
+                    format!(
+                        "bad arguments for {name}: {e}. Send a JSON object with the tool's fields."
+                    ),
+                    None,
+                )
+            })
         }
         let out = match name {
-            "search_schema" if !self.opts.inline => parse::<SearchRequest>(name, args).map(|r| self.tools.search_schema(&r)),
-            "introspect" if !self.opts.inline => parse::<IntrospectRequest>(name, args).map(|r| self.tools.introspect(&r)),
-            "validate" if !self.opts.inline => parse::<OperationRequest>(name, args).map(|r| self.tools.validate(&r)),
+            "search_schema" if !self.opts.inline => {
+                parse::<SearchRequest>(name, args).map(|r| self.tools.search_schema(&r))
+            }
+            "introspect" if !self.opts.inline => {
+                parse::<IntrospectRequest>(name, args).map(|r| self.tools.introspect(&r))
+            }
+            "validate" if !self.opts.inline => {
+                parse::<OperationRequest>(name, args).map(|r| self.tools.validate(&r))
+            }
             "execute" => match parse::<OperationRequest>(name, args) {
                 Ok(r) => Ok(self.tools.execute(&r).await),
                 Err(e) => Err(e),
@@ -143,7 +171,11 @@ impl Session<'_> {
             other => Err(ToolOutput::err(
                 format!(
                     "there is no tool `{other}`; the tools are: {}",
-                    prompt::tools(self.opts.inline, self.opts.answer_schema.as_ref()).iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+                    prompt::tools(self.opts.inline, self.opts.answer_schema.as_ref())
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 None,
             )),
@@ -157,22 +189,41 @@ impl Session<'_> {
         let opts = self.opts;
         let generation = self.tools.generation();
         let meter = TokenMeter::default();
-        let sdl = if opts.inline { Some(generation.graph.schema.to_string()) } else { None };
+        let sdl = if opts.inline {
+            Some(generation.graph.schema.to_string())
+        } else {
+            None
+        };
         let specs: Vec<ToolSpec> = prompt::tools(opts.inline, opts.answer_schema.as_ref());
         let json_protocol = opts.protocol == ToolProtocol::Json;
-        let system = prompt::system(sdl.as_deref(), &specs, opts.answer_schema.is_some(), json_protocol);
+        let system = prompt::system(
+            sdl.as_deref(),
+            &specs,
+            opts.answer_schema.is_some(),
+            json_protocol,
+        );
         let action = json_protocol.then(|| action_schema(&specs));
         let specs_text = serde_json::to_string(&specs).unwrap_or_default();
-        let mut messages = vec![Message::new(Role::System, system), Message::new(Role::User, task)];
+        let mut messages = vec![
+            Message::new(Role::System, system),
+            Message::new(Role::User, task),
+        ];
         let mut file = match &opts.transcript {
-            Some(p) => Some(std::fs::File::create(p).map_err(|e| AgentError::Transcript(p.display().to_string(), e))?),
+            Some(p) => Some(
+                std::fs::File::create(p)
+                    .map_err(|e| AgentError::Transcript(p.display().to_string(), e))?,
+            ),
             None => None,
         };
         let mut receipt = Receipt {
             model: self.client.model.clone(),
             provider: self.client.provider.name().into(),
             tool_encoding: meter.encoding().name().into(),
-            corpus_tokens: generation.ctx.corpus.render(Rendering::DotPlusGloss, &meter).total_tokens(),
+            corpus_tokens: generation
+                .ctx
+                .corpus
+                .render(Rendering::DotPlusGloss, &meter)
+                .total_tokens(),
             sdl_tokens: meter.count(&generation.graph.schema.to_string()),
             guard_meter: self.guard.meter_name(),
             context_window: self.guard.window,
@@ -206,7 +257,10 @@ impl Session<'_> {
             }
             let prompt_tokens = self.guard.count(&texts).await;
             receipt.largest_prompt = receipt.largest_prompt.max(prompt_tokens);
-            if let Err(e) = self.guard.check(prompt_tokens, self.client.max_tokens as usize) {
+            if let Err(e) = self
+                .guard
+                .check(prompt_tokens, self.client.max_tokens as usize)
+            {
                 self.transcript(&mut file, json!({"turn": turn, "refused": e.to_string()}))?;
                 out.receipt = receipt;
                 out.receipt.wall_ms = t0.elapsed().as_millis();
@@ -214,15 +268,23 @@ impl Session<'_> {
                 return Err(e);
             }
             let tools_offered: &[ToolSpec] = if json_protocol { &[] } else { &specs };
-            let body = self.client.body(&messages, tools_offered, opts.protocol, action.as_ref());
+            let body = self
+                .client
+                .body(&messages, tools_offered, opts.protocol, action.as_ref());
             let reply = match self.client.complete(&body).await {
                 Ok(r) => r,
                 Err(e) => {
-                    self.transcript(&mut file, json!({"turn": turn, "request": body, "error": e.to_string()}))?;
+                    self.transcript(
+                        &mut file,
+                        json!({"turn": turn, "request": body, "error": e.to_string()}),
+                    )?;
                     break Stop::ApiError(e.to_string());
                 }
             };
-            self.transcript(&mut file, json!({"turn": turn, "request": body, "response": reply.raw}))?;
+            self.transcript(
+                &mut file,
+                json!({"turn": turn, "request": body, "response": reply.raw}),
+            )?;
             receipt.model_calls += 1;
             receipt.prompt_tokens += reply.usage.prompt;
             receipt.completion_tokens += reply.usage.completion;
@@ -237,7 +299,14 @@ impl Session<'_> {
             let call: ToolCall = match found {
                 TextCall::None => {
                     text_only += 1;
-                    let step = Step { turn, tool: None, arguments: None, result: reply.content.clone(), is_error: false, tokens: meter.count(&reply.content) };
+                    let step = Step {
+                        turn,
+                        tool: None,
+                        arguments: None,
+                        result: reply.content.clone(),
+                        is_error: false,
+                        tokens: meter.count(&reply.content),
+                    };
                     (self.on_step)(&step);
                     out.steps.push(step);
                     messages.push(Message::new(Role::Assistant, reply.content.clone()));
@@ -253,7 +322,14 @@ impl Session<'_> {
                 }
                 TextCall::Malformed(e) => {
                     let text = format!("Your tool call could not be used: {e}. Reply with only {{\"name\": \"<tool>\", \"arguments\": {{...}}}}.");
-                    let step = Step { turn, tool: None, arguments: None, result: text.clone(), is_error: true, tokens: meter.count(&text) };
+                    let step = Step {
+                        turn,
+                        tool: None,
+                        arguments: None,
+                        result: text.clone(),
+                        is_error: true,
+                        tokens: meter.count(&text),
+                    };
                     (self.on_step)(&step);
                     out.steps.push(step);
                     messages.push(Message::new(Role::Assistant, reply.content.clone()));
@@ -265,8 +341,19 @@ impl Session<'_> {
             text_only = 0;
             out.tool_calls += 1;
             if call.name == "answer" && opts.answer_schema.is_some() {
-                let v = call.arguments.get("answer").cloned().unwrap_or(call.arguments.clone());
-                let step = Step { turn, tool: Some("answer".into()), arguments: Some(call.arguments.clone()), result: String::new(), is_error: false, tokens: 0 };
+                let v = call
+                    .arguments
+                    .get("answer")
+                    .cloned()
+                    .unwrap_or(call.arguments.clone());
+                let step = Step {
+                    turn,
+                    tool: Some("answer".into()),
+                    arguments: Some(call.arguments.clone()),
+                    result: String::new(),
+                    is_error: false,
+                    tokens: 0,
+                };
                 (self.on_step)(&step);
                 out.steps.push(step);
                 out.answer = Some(v);
@@ -283,22 +370,46 @@ impl Session<'_> {
                     seen.insert(key, turn);
                     let o = self.run_tool(&call.name, &call.arguments).await;
                     if call.name == "execute" {
-                        out.last_operation = call.arguments.get("operation").and_then(Value::as_str).map(str::to_string);
-                        if o.is_error { out.executes_failed += 1 } else { out.executes_ok += 1 }
+                        out.last_operation = call
+                            .arguments
+                            .get("operation")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
+                        if o.is_error {
+                            out.executes_failed += 1
+                        } else {
+                            out.executes_ok += 1
+                        }
                     }
-                    let (text, _) = cap_text(&o.text, usize::MAX, opts.result_tokens, &meter, "ask for less (a smaller limit or fewer fields)");
+                    let (text, _) = cap_text(
+                        &o.text,
+                        usize::MAX,
+                        opts.result_tokens,
+                        &meter,
+                        "ask for less (a smaller limit or fewer fields)",
+                    );
                     let n = meter.count(&text);
                     (text, o.is_error, n)
                 }
             };
             let mut text = text;
             if extra > 0 {
-                text.push_str(&format!("\n(Only the first of your {} tool calls was run: one tool per turn.)", extra + 1));
+                text.push_str(&format!(
+                    "\n(Only the first of your {} tool calls was run: one tool per turn.)",
+                    extra + 1
+                ));
             }
-            let share = receipt.tools.entry(call.name.clone()).or_insert_with(ToolShare::default);
+            let share = receipt.tools.entry(call.name.clone()).or_default();
             share.calls += 1;
             share.tokens += tokens;
-            let step = Step { turn, tool: Some(call.name.clone()), arguments: Some(call.arguments.clone()), result: text.clone(), is_error, tokens };
+            let step = Step {
+                turn,
+                tool: Some(call.name.clone()),
+                arguments: Some(call.arguments.clone()),
+                result: text.clone(),
+                is_error,
+                tokens,
+            };
             (self.on_step)(&step);
             out.steps.push(step);
             self.transcript(&mut file, json!({"turn": turn, "tool": call.name, "arguments": call.arguments, "result": text, "isError": is_error}))?;
@@ -312,11 +423,18 @@ impl Session<'_> {
                 messages.push(t);
             } else {
                 messages.push(Message::new(Role::Assistant, reply.content.clone()));
-                messages.push(Message::new(Role::User, format!("Result of {}:\n{text}", call.name)));
+                messages.push(Message::new(
+                    Role::User,
+                    format!("Result of {}:\n{text}", call.name),
+                ));
             }
         };
         receipt.tool_payload_tokens = receipt.tools.values().map(|t| t.tokens).sum();
-        receipt.schema_knowledge_tokens = ["search_schema", "introspect"].iter().filter_map(|n| receipt.tools.get(*n)).map(|t| t.tokens).sum();
+        receipt.schema_knowledge_tokens = ["search_schema", "introspect"]
+            .iter()
+            .filter_map(|n| receipt.tools.get(*n))
+            .map(|t| t.tokens)
+            .sum();
         receipt.corpus_every_call = receipt.corpus_tokens * receipt.model_calls;
         receipt.wall_ms = t0.elapsed().as_millis();
         receipt.price(opts.price_in, opts.price_out);

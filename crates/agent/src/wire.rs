@@ -2,7 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::chat::{ChatClient, Message, Provider, Reply, Role, ToolCall, ToolProtocol, ToolSpec, Usage};
+use crate::chat::{
+    ChatClient, Message, Provider, Reply, Role, ToolCall, ToolProtocol, ToolSpec, Usage,
+};
 
 fn role_name(r: Role) -> &'static str {
     match r {
@@ -45,7 +47,13 @@ fn openai_messages(messages: &[Message]) -> Vec<Value> {
         .collect()
 }
 
-pub(crate) fn openai_body(c: &ChatClient, messages: &[Message], tools: &[ToolSpec], protocol: ToolProtocol, action: Option<&Value>) -> Value {
+pub(crate) fn openai_body(
+    c: &ChatClient,
+    messages: &[Message],
+    tools: &[ToolSpec],
+    protocol: ToolProtocol,
+    action: Option<&Value>,
+) -> Value {
     let mut b = json!({
         "model": c.model,
         "messages": openai_messages(messages),
@@ -72,13 +80,24 @@ pub(crate) fn openai_body(c: &ChatClient, messages: &[Message], tools: &[ToolSpe
     b
 }
 
-pub(crate) fn ollama_body(c: &ChatClient, messages: &[Message], tools: &[ToolSpec], protocol: ToolProtocol, action: Option<&Value>) -> Value {
+pub(crate) fn ollama_body(
+    c: &ChatClient,
+    messages: &[Message],
+    tools: &[ToolSpec],
+    protocol: ToolProtocol,
+    action: Option<&Value>,
+) -> Value {
     let msgs: Vec<Value> = messages
         .iter()
         .map(|m| {
             let mut v = json!({"role": role_name(m.role), "content": m.content});
             if !m.tool_calls.is_empty() {
-                v["tool_calls"] = Value::Array(m.tool_calls.iter().map(|t| json!({"function": {"name": t.name, "arguments": t.arguments}})).collect());
+                v["tool_calls"] = Value::Array(
+                    m.tool_calls
+                        .iter()
+                        .map(|t| json!({"function": {"name": t.name, "arguments": t.arguments}}))
+                        .collect(),
+                );
             }
             if let Some(n) = &m.name {
                 if m.role == Role::Tool {
@@ -109,7 +128,11 @@ pub(crate) fn ollama_body(c: &ChatClient, messages: &[Message], tools: &[ToolSpe
 }
 
 pub(crate) fn anthropic_body(c: &ChatClient, messages: &[Message], tools: &[ToolSpec]) -> Value {
-    let system: Vec<&str> = messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+    let system: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(|m| m.content.as_str())
+        .collect();
     let mut out: Vec<Value> = Vec::new();
     for m in messages.iter().filter(|m| m.role != Role::System) {
         let (role, content) = match m.role {
@@ -119,8 +142,14 @@ pub(crate) fn anthropic_body(c: &ChatClient, messages: &[Message], tools: &[Tool
                     blocks.push(json!({"type": "text", "text": m.content}));
                 }
                 for t in &m.tool_calls {
-                    let input = if t.arguments.is_object() { t.arguments.clone() } else { json!({}) };
-                    blocks.push(json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input}));
+                    let input = if t.arguments.is_object() {
+                        t.arguments.clone()
+                    } else {
+                        json!({})
+                    };
+                    blocks.push(
+                        json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input}),
+                    );
                 }
                 ("assistant", Value::Array(blocks))
             }
@@ -181,8 +210,14 @@ pub(crate) fn parse_reply(provider: Provider, raw: Value) -> Result<Reply, Strin
                     a.iter()
                         .enumerate()
                         .map(|(i, c)| ToolCall {
-                            id: c["id"].as_str().map(str::to_string).unwrap_or_else(|| format!("call_{i}")),
-                            name: c["function"]["name"].as_str().unwrap_or_default().to_string(),
+                            id: c["id"]
+                                .as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| format!("call_{i}")),
+                            name: c["function"]["name"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_string(),
                             arguments: parse_args(&c["function"]["arguments"]),
                         })
                         .collect()
@@ -193,7 +228,12 @@ pub(crate) fn parse_reply(provider: Provider, raw: Value) -> Result<Reply, Strin
                 completion: u(&raw["usage"]["completion_tokens"]),
                 cache_read: u(&raw["usage"]["prompt_tokens_details"]["cached_tokens"]),
             };
-            Ok(Reply { content: msg["content"].as_str().unwrap_or_default().to_string(), tool_calls, usage, raw })
+            Ok(Reply {
+                content: msg["content"].as_str().unwrap_or_default().to_string(),
+                tool_calls,
+                usage,
+                raw,
+            })
         }
         Provider::Ollama => {
             let msg = raw["message"].clone();
@@ -207,17 +247,32 @@ pub(crate) fn parse_reply(provider: Provider, raw: Value) -> Result<Reply, Strin
                         .enumerate()
                         .map(|(i, c)| ToolCall {
                             id: format!("call_{i}"),
-                            name: c["function"]["name"].as_str().unwrap_or_default().to_string(),
+                            name: c["function"]["name"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_string(),
                             arguments: parse_args(&c["function"]["arguments"]),
                         })
                         .collect()
                 })
                 .unwrap_or_default();
-            let usage = Usage { prompt: u(&raw["prompt_eval_count"]), completion: u(&raw["eval_count"]), cache_read: 0 };
-            Ok(Reply { content: msg["content"].as_str().unwrap_or_default().to_string(), tool_calls, usage, raw })
+            let usage = Usage {
+                prompt: u(&raw["prompt_eval_count"]),
+                completion: u(&raw["eval_count"]),
+                cache_read: 0,
+            };
+            Ok(Reply {
+                content: msg["content"].as_str().unwrap_or_default().to_string(),
+                tool_calls,
+                usage,
+                raw,
+            })
         }
         Provider::Anthropic => {
-            let blocks = raw["content"].as_array().ok_or("no content blocks")?.clone();
+            let blocks = raw["content"]
+                .as_array()
+                .ok_or("no content blocks")?
+                .clone();
             let mut content = String::new();
             let mut tool_calls = Vec::new();
             for b in &blocks {
@@ -232,11 +287,17 @@ pub(crate) fn parse_reply(provider: Provider, raw: Value) -> Result<Reply, Strin
                 }
             }
             let usage = Usage {
-                prompt: u(&raw["usage"]["input_tokens"]) + u(&raw["usage"]["cache_read_input_tokens"]),
+                prompt: u(&raw["usage"]["input_tokens"])
+                    + u(&raw["usage"]["cache_read_input_tokens"]),
                 completion: u(&raw["usage"]["output_tokens"]),
                 cache_read: u(&raw["usage"]["cache_read_input_tokens"]),
             };
-            Ok(Reply { content, tool_calls, usage, raw })
+            Ok(Reply {
+                content,
+                tool_calls,
+                usage,
+                raw,
+            })
         }
     }
 }

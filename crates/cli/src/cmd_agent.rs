@@ -15,14 +15,17 @@ use serde_json::Value;
 use crate::common::SchemaArgs;
 
 fn parse_provider(s: &str) -> Result<Provider, String> {
-    Provider::parse(s).ok_or_else(|| format!("unknown provider `{s}`; expected openai, ollama or anthropic"))
+    Provider::parse(s)
+        .ok_or_else(|| format!("unknown provider `{s}`; expected openai, ollama or anthropic"))
 }
 
 fn parse_protocol(s: &str) -> Result<ToolProtocol, String> {
     match s {
         "auto" => Ok(ToolProtocol::Auto),
         "json" => Ok(ToolProtocol::Json),
-        _ => Err(format!("unknown tool protocol `{s}`; expected auto or json")),
+        _ => Err(format!(
+            "unknown tool protocol `{s}`; expected auto or json"
+        )),
     }
 }
 
@@ -109,7 +112,8 @@ fn answer_schema(s: &str) -> Result<Value> {
     } else {
         s.to_string()
     };
-    serde_json::from_str(&text).with_context(|| format!("--answer-schema is neither a JSON file nor JSON: {s}"))
+    serde_json::from_str(&text)
+        .with_context(|| format!("--answer-schema is neither a JSON file nor JSON: {s}"))
 }
 
 fn short(v: &Value) -> String {
@@ -133,7 +137,12 @@ pub fn run(a: AgentArgs) -> Result<()> {
         eprintln!("gqlnav: no --endpoint: execute will say that no upstream is configured");
     }
     let tools = Arc::new(Toolbox::build(graph, None, config)?);
-    let mut client = ChatClient::new(a.provider, &a.model_url, &a.model, Duration::from_secs(a.model_timeout.max(1)))?;
+    let mut client = ChatClient::new(
+        a.provider,
+        &a.model_url,
+        &a.model,
+        Duration::from_secs(a.model_timeout.max(1)),
+    )?;
     client.temperature = a.temperature;
     client.seed = Some(a.seed);
     client.max_tokens = a.max_reply_tokens.max(16);
@@ -162,7 +171,12 @@ pub fn run(a: AgentArgs) -> Result<()> {
         if !json {
             eprintln!(
                 "gqlnav agent: {} via {} at {}; context {} ({}); prompts counted with {}",
-                client.model, client.provider.name(), client.url, guard.window, guard.window_source, guard.meter_name()
+                client.model,
+                client.provider.name(),
+                client.url,
+                guard.window,
+                guard.window_source,
+                guard.meter_name()
             );
         }
         let session = Session {
@@ -175,8 +189,23 @@ pub fn run(a: AgentArgs) -> Result<()> {
                     return;
                 }
                 match (&s.tool, &s.arguments) {
-                    (Some(t), Some(args)) => eprintln!("step {} · {t} {}\n   ← {}{} tokens", s.turn, short(args), if s.is_error { "error, " } else { "" }, s.tokens),
-                    _ => eprintln!("step {} · {}{}", s.turn, if s.is_error { "not a tool call: " } else { "text: " }, short(&Value::String(s.result.clone()))),
+                    (Some(t), Some(args)) => eprintln!(
+                        "step {} · {t} {}\n   ← {}{} tokens",
+                        s.turn,
+                        short(args),
+                        if s.is_error { "error, " } else { "" },
+                        s.tokens
+                    ),
+                    _ => eprintln!(
+                        "step {} · {}{}",
+                        s.turn,
+                        if s.is_error {
+                            "not a tool call: "
+                        } else {
+                            "text: "
+                        },
+                        short(&Value::String(s.result.clone()))
+                    ),
                 }
             }),
         };
@@ -190,7 +219,12 @@ pub fn run(a: AgentArgs) -> Result<()> {
             Some(v) => println!("{}", serde_json::to_string_pretty(v)?),
             None => println!("(no answer)"),
         }
-        eprintln!("stopped: {}", serde_json::to_value(&outcome.stop).map(|v| v.to_string()).unwrap_or_default());
+        eprintln!(
+            "stopped: {}",
+            serde_json::to_value(&outcome.stop)
+                .map(|v| v.to_string())
+                .unwrap_or_default()
+        );
         eprint!("{}", outcome.receipt.text());
     }
     if let Stop::ApiError(e) = &outcome.stop {

@@ -1,8 +1,8 @@
 //! The `gqlnav` binary: a thin layer over the pipeline crates.
 
 mod alloc;
-mod cmd_agent;
 mod backends;
+mod cmd_agent;
 mod cmd_bench;
 mod cmd_corpus;
 mod cmd_index;

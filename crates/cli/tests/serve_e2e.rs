@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 
 mod common;
-use common::{bin, schema, server, support, wait_line, Proc};
+use common::{bin, schema, server, support, upstream, Proc};
 
 const SECRET: &str = "Bearer sekret-token-4821";
 
@@ -25,37 +25,6 @@ fn pymcp() -> String {
         "GQLNAV_PYMCP={dir} holds no `mcp` package; run `pip install --target {dir} mcp`"
     );
     dir
-}
-
-fn ensure_node_modules() {
-    // Tests run in parallel: one `npm ci` at a time.
-    static NPM: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = NPM.lock().unwrap_or_else(|e| e.into_inner());
-    if support().join("node_modules/graphql-yoga").is_dir() {
-        return;
-    }
-    let st = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund"])
-        .current_dir(support())
-        .status()
-        .expect("npm not found: install Node 20 + npm to run the upstream tests");
-    assert!(st.success(), "npm ci failed in {}", support().display());
-}
-
-/// Start the mock upstream over a schema file; returns (process, port).
-fn upstream(schema_file: &str) -> (Proc, u16) {
-    ensure_node_modules();
-    let mut c = Command::new("node")
-        .arg(support().join("upstream.js"))
-        .arg(schema_file)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node not found");
-    let out = c.stdout.take().unwrap();
-    let p = Proc(c);
-    let port = wait_line(out, "LISTENING ", 60).parse().unwrap();
-    (p, port)
 }
 
 /// Start `gqlnav serve --schema <bundled id> --http 127.0.0.1:0 <extra>` and return the

@@ -90,3 +90,38 @@ pub fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
     let line = wait_line(err, needle, 180);
     (p, line)
 }
+
+/// `npm ci` in tests/support when node_modules is missing (one at a time).
+#[allow(dead_code)]
+pub fn ensure_node_modules() {
+    // Tests run in parallel: one `npm ci` at a time.
+    static NPM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = NPM.lock().unwrap_or_else(|e| e.into_inner());
+    if support().join("node_modules/graphql-yoga").is_dir() {
+        return;
+    }
+    let st = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(support())
+        .status()
+        .expect("npm not found: install Node 20 + npm to run the upstream tests");
+    assert!(st.success(), "npm ci failed in {}", support().display());
+}
+
+/// Start the mock upstream (graphql-yoga + @graphql-tools/mock) over a schema file;
+/// returns (process, port).
+#[allow(dead_code)]
+pub fn upstream(schema_file: &str) -> (Proc, u16) {
+    ensure_node_modules();
+    let mut c = Command::new("node")
+        .arg(support().join("upstream.js"))
+        .arg(schema_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node not found");
+    let out = c.stdout.take().unwrap();
+    let p = Proc(c);
+    let port = wait_line(out, "LISTENING ", 60).parse().unwrap();
+    (p, port)
+}

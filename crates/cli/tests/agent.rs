@@ -1,0 +1,560 @@
+//! `gqlnav agent` end to end: the real binary, a scripted chat server on 127.0.0.1 (for
+//! determinism: a real local model is too slow and too variable for a test; the real run
+//! is in docs/agent.md), and the graphql-yoga mock upstream. Each protocol, the tool-call
+//! fallbacks, limits, the truncation guard, the receipt's arithmetic and secret handling.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use common::{bin, schema, upstream};
+
+/// What the scripted server saw and will answer.
+#[derive(Default)]
+struct Script {
+    replies: VecDeque<Value>,
+    /// (path, body, authorization header)
+    seen: Vec<(String, Value, Option<String>)>,
+    /// Answer /props with this n_ctx (llama-server), and /tokenize.
+    n_ctx: Option<u64>,
+}
+
+type Shared = Arc<Mutex<Script>>;
+
+async fn chat(
+    State(s): State<(Shared, &'static str)>,
+    headers: axum::http::HeaderMap,
+    Json(body): Json<Value>,
+) -> Json<Value> {
+    let (s, path) = s;
+    let mut g = s.lock().unwrap();
+    let auth = headers
+        .get("authorization")
+        .or_else(|| headers.get("x-api-key"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    g.seen.push((path.to_string(), body, auth));
+    Json(
+        g.replies
+            .pop_front()
+            .unwrap_or_else(|| json!({"choices": [{"message": {"content": "out of script"}}]})),
+    )
+}
+
+/// Start the scripted chat server; returns its base URL and the shared script.
+fn scripted(replies: Vec<Value>, n_ctx: Option<u64>) -> (String, Shared) {
+    let shared: Shared = Arc::new(Mutex::new(Script {
+        replies: replies.into(),
+        seen: Vec::new(),
+        n_ctx,
+    }));
+    let s2 = shared.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async move {
+            let props = s2.clone();
+            let app = Router::new()
+                .route(
+                    "/v1/chat/completions",
+                    post(chat).with_state((s2.clone(), "/v1/chat/completions")),
+                )
+                .route(
+                    "/api/chat",
+                    post(chat).with_state((s2.clone(), "/api/chat")),
+                )
+                .route(
+                    "/v1/messages",
+                    post(chat).with_state((s2.clone(), "/v1/messages")),
+                )
+                .route(
+                    "/props",
+                    get(move || {
+                        let n = props.lock().unwrap().n_ctx;
+                        async move {
+                            match n {
+                                Some(n) => (
+                                    axum::http::StatusCode::OK,
+                                    Json(json!({"default_generation_settings": {"n_ctx": n}})),
+                                ),
+                                None => (axum::http::StatusCode::NOT_FOUND, Json(json!({}))),
+                            }
+                        }
+                    }),
+                )
+                .route(
+                    "/tokenize",
+                    post(|Json(b): Json<Value>| async move {
+                        // One token per 4 characters: enough to tell the guard used it.
+                        let n = b["content"].as_str().unwrap_or("").len() / 4;
+                        Json(json!({"tokens": vec![0; n]}))
+                    }),
+                );
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(l.local_addr().unwrap()).unwrap();
+            axum::serve(l, app).await.unwrap();
+        });
+    });
+    let addr = rx.recv().unwrap();
+    (format!("http://{addr}"), shared)
+}
+
+fn openai_call(name: &str, args: Value, prompt: u64) -> Value {
+    json!({"choices": [{"message": {"content": "", "tool_calls": [{"id": format!("c_{name}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}}],
+           "usage": {"prompt_tokens": prompt, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": prompt / 2}}})
+}
+
+fn openai_text(content: &str, prompt: u64) -> Value {
+    json!({"choices": [{"message": {"content": content}}], "usage": {"prompt_tokens": prompt, "completion_tokens": 5}})
+}
+
+fn agent(args: &[&str], env: &[(&str, &str)]) -> (std::process::Output, Value) {
+    let mut c = Command::new(bin());
+    c.arg("agent")
+        .args(args)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out, v)
+}
+
+#[test]
+fn openai_tool_calls_run_the_tools_against_the_upstream_and_the_receipt_adds_up() {
+    let (_up, port) = upstream(&schema("linear"));
+    let endpoint = format!("http://127.0.0.1:{port}/graphql");
+    let (url, script) = scripted(
+        vec![
+            openai_call("search_schema", json!({"query": "the current user"}), 1000),
+            openai_call(
+                "execute",
+                json!({"operation": "query { viewer { id name } }"}),
+                2000,
+            ),
+            openai_call("answer", json!({"answer": {"name": "someone"}}), 3000),
+        ],
+        None,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let tr = dir.path().join("run.jsonl");
+    let (out, v) = agent(
+        &[
+            "who am I?",
+            "--schema",
+            &schema("linear"),
+            "--endpoint",
+            &endpoint,
+            "--model-url",
+            &url,
+            "--answer-schema",
+            r#"{"type": "object"}"#,
+            "--transcript",
+            tr.to_str().unwrap(),
+            "--json",
+        ],
+        &[("OPENAI_API_KEY", "sk-test-secret-777")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["stop"]["reason"], "answered", "{v}");
+    assert_eq!(v["answer"], json!({"name": "someone"}));
+    assert_eq!(v["executesOk"], 1);
+    assert_eq!(v["lastOperation"], "query { viewer { id name } }");
+    let r = &v["receipt"];
+    assert_eq!(r["modelCalls"], 3);
+    assert_eq!(r["promptTokens"], 6000);
+    assert_eq!(r["completionTokens"], 30);
+    assert_eq!(r["cacheReadTokens"], 3000);
+    let steps = v["steps"].as_array().unwrap();
+    let payload: u64 = steps.iter().map(|s| s["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(r["toolPayloadTokens"], payload);
+    assert_eq!(
+        r["schemaKnowledgeTokens"],
+        r["tools"]["search_schema"]["tokens"]
+    );
+    assert_eq!(
+        r["corpusEveryCall"].as_u64().unwrap(),
+        r["corpusTokens"].as_u64().unwrap() * 3
+    );
+    assert!(
+        steps[1]["result"].as_str().unwrap().contains("viewer"),
+        "{}",
+        steps[1]
+    );
+    let g = script.lock().unwrap();
+    // The second request carries the tool result, answering the first call by id.
+    let msgs = g.seen[1].1["messages"].as_array().unwrap();
+    let tool = msgs.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["tool_call_id"], "c_search_schema");
+    assert_eq!(g.seen[0].1["temperature"], 0.0);
+    assert_eq!(g.seen[0].1["seed"], 0);
+    assert!(g.seen[0].1["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["function"]["name"] == "answer"));
+    assert_eq!(g.seen[0].2.as_deref(), Some("Bearer sk-test-secret-777"));
+    // The key never reaches output or transcript.
+    let transcript = std::fs::read_to_string(&tr).unwrap();
+    assert_eq!(
+        transcript
+            .lines()
+            .filter(|l| l.contains("\"request\""))
+            .count(),
+        3
+    );
+    for text in [
+        transcript.as_str(),
+        &String::from_utf8_lossy(&out.stdout),
+        &String::from_utf8_lossy(&out.stderr),
+    ] {
+        assert!(!text.contains("sk-test-secret-777"));
+    }
+}
+
+#[test]
+fn text_calls_repeats_malformed_arguments_and_a_plain_answer() {
+    let (url, script) = scripted(
+        vec![
+            openai_text("I will look.\n```json\n{\"name\": \"search_schema\", \"arguments\": {\"query\": \"film release year\"}}\n```", 100),
+            openai_text("{\"name\": \"search_schema\", \"arguments\": {\"query\": \"film release year\"}}", 100),
+            openai_text("{\"name\": \"introspect\", \"arguments\": \"Film\"}", 100),
+            openai_text("<tool_call>{\"name\": \"nosuch\", \"arguments\": {}}</tool_call>", 100),
+            openai_text("Films have a release year.", 100),
+        ],
+        None,
+    );
+    let (out, v) = agent(
+        &[
+            "when was it released",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["tool"], "search_schema");
+    assert!(
+        steps[1]["result"]
+            .as_str()
+            .unwrap()
+            .contains("You already called search_schema"),
+        "{}",
+        steps[1]
+    );
+    assert_eq!(steps[2]["isError"], true);
+    assert!(
+        steps[2]["result"]
+            .as_str()
+            .unwrap()
+            .contains("not a JSON object"),
+        "{}",
+        steps[2]
+    );
+    assert!(
+        steps[3]["result"]
+            .as_str()
+            .unwrap()
+            .contains("there is no tool `nosuch`"),
+        "{}",
+        steps[3]
+    );
+    assert_eq!(v["stop"]["reason"], "final");
+    assert_eq!(v["answer"], "Films have a release year.");
+    assert_eq!(v["turns"], 5);
+    // A text call is answered as a user message (no invented tool_calls).
+    let g = script.lock().unwrap();
+    let msgs = g.seen[1].1["messages"].as_array().unwrap();
+    assert!(msgs.iter().all(|m| m.get("tool_calls").is_none()));
+    assert!(msgs.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("Result of search_schema:"));
+}
+
+#[test]
+fn limits_stop_the_loop() {
+    let many: Vec<Value> = (0..10)
+        .map(|i| openai_call("search_schema", json!({"query": format!("film {i}")}), 10))
+        .collect();
+    let (url, _s) = scripted(many.clone(), None);
+    let (_, v) = agent(
+        &[
+            "x",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--max-tool-calls",
+            "3",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(v["stop"]["reason"], "max_tool_calls", "{v}");
+    assert_eq!(v["toolCalls"], 3);
+    let (url, _s) = scripted(many, None);
+    let (_, v) = agent(
+        &[
+            "x",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--max-turns",
+            "2",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(v["stop"]["reason"], "max_turns");
+    assert_eq!(v["receipt"]["modelCalls"], 2);
+    // A model that never calls a tool while an answer is expected.
+    let (url, _s) = scripted(
+        vec![openai_text("hmm", 1), openai_text("still thinking", 1)],
+        None,
+    );
+    let (_, v) = agent(
+        &[
+            "x",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--answer-schema",
+            r#"{"type":"string"}"#,
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(v["stop"]["reason"], "no_tool_call_loop", "{v}");
+}
+
+#[test]
+fn ollama_and_anthropic_protocols_and_the_json_action_protocol() {
+    let (url, script) = scripted(
+        vec![
+            json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "search_schema", "arguments": {"query": "films"}}}]}, "prompt_eval_count": 50, "eval_count": 7}),
+            json!({"message": {"role": "assistant", "content": "done"}, "prompt_eval_count": 60, "eval_count": 3}),
+        ],
+        None,
+    );
+    let (out, v) = agent(
+        &[
+            "films",
+            "--schema",
+            "builtin:demo",
+            "--provider",
+            "ollama",
+            "--model-url",
+            &url,
+            "--model",
+            "qwen",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["receipt"]["promptTokens"], 110);
+    assert_eq!(v["steps"][0]["tool"], "search_schema");
+    assert_eq!(script.lock().unwrap().seen[0].0, "/api/chat");
+    assert_eq!(script.lock().unwrap().seen[0].1["stream"], false);
+
+    let (url, script) = scripted(
+        vec![
+            json!({"content": [{"type": "text", "text": "Searching."}, {"type": "tool_use", "id": "tu_1", "name": "search_schema", "input": {"query": "films"}}],
+                   "usage": {"input_tokens": 40, "output_tokens": 9, "cache_read_input_tokens": 100}}),
+            json!({"content": [{"type": "text", "text": "Done."}], "usage": {"input_tokens": 45, "output_tokens": 2}}),
+        ],
+        None,
+    );
+    let (out, v) = agent(
+        &[
+            "films",
+            "--schema",
+            "builtin:demo",
+            "--provider",
+            "anthropic",
+            "--model-url",
+            &url,
+            "--model",
+            "claude",
+            "--json",
+        ],
+        &[("ANTHROPIC_API_KEY", "ak-secret-1")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["receipt"]["promptTokens"], 185, "input + cache reads");
+    assert_eq!(v["receipt"]["cacheReadTokens"], 100);
+    let g = script.lock().unwrap();
+    assert_eq!(g.seen[0].0, "/v1/messages");
+    assert!(g.seen[0].1["system"]
+        .as_str()
+        .unwrap()
+        .contains("Never guess a name"));
+    assert_eq!(g.seen[0].2.as_deref(), Some("ak-secret-1"));
+    let second = g.seen[1].1["messages"].as_array().unwrap();
+    assert_eq!(second[2]["content"][0]["type"], "tool_result");
+    assert_eq!(second[2]["content"][0]["tool_use_id"], "tu_1");
+    drop(g);
+
+    let (url, script) = scripted(
+        vec![
+            openai_text(
+                "{\"name\": \"search_schema\", \"arguments\": {\"query\": \"films\"}}",
+                5,
+            ),
+            openai_text("ok", 5),
+        ],
+        None,
+    );
+    let (_, v) = agent(
+        &[
+            "films",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--tool-protocol",
+            "json",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(v["steps"][0]["tool"], "search_schema", "{v}");
+    let body = &script.lock().unwrap().seen[0].1;
+    assert!(
+        body.get("tools").is_none(),
+        "the json protocol offers no native tools"
+    );
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    let names = &body["response_format"]["json_schema"]["schema"]["properties"]["name"]["enum"];
+    assert_eq!(
+        names,
+        &json!(["search_schema", "introspect", "validate", "execute"])
+    );
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("- introspect:"),
+        "tools described in the prompt"
+    );
+}
+
+#[test]
+fn the_guard_refuses_an_inline_schema_that_does_not_fit_before_sending_anything() {
+    // GitHub inline in a 128k window: refused, nothing sent.
+    let (url, script) = scripted(vec![], None);
+    let (out, _) = agent(
+        &[
+            "How many stars does rust-lang/rust have?",
+            "--inline",
+            "--context",
+            "128000",
+            "--model-url",
+            &url,
+        ],
+        &[],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the prompt would not fit")
+            && err.contains("> 128000 tokens of context (--context)")
+            && err.contains("Nothing was sent"),
+        "{err}"
+    );
+    assert!(script.lock().unwrap().seen.is_empty());
+    // The window and the meter from llama-server's /props and /tokenize.
+    let (url, script) = scripted(vec![], Some(4096));
+    let (out, _) = agent(&["x", "--inline", "--model-url", &url], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("4096 tokens of context (llama-server /props n_ctx)")
+            && err.contains("llama-server http"),
+        "{err}"
+    );
+    assert!(script.lock().unwrap().seen.is_empty());
+    // The small demo schema inline fits and runs.
+    let (url, _s) = scripted(
+        vec![
+            openai_call("execute", json!({"operation": "{ films { title } }"}), 900),
+            openai_text("no upstream", 5),
+        ],
+        Some(8192),
+    );
+    let (out, v) = agent(
+        &[
+            "list films",
+            "--inline",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["steps"][0]["tool"], "execute");
+    assert!(v["receipt"]["largestPrompt"].as_u64().unwrap() > 100);
+    assert_eq!(v["receipt"]["contextWindow"], 8192);
+}
+
+#[test]
+fn an_unreachable_model_is_a_clear_error() {
+    let (out, _) = agent(
+        &[
+            "x",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            "http://127.0.0.1:9",
+        ],
+        &[],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot connect") && err.contains("is the model server running?"),
+        "{err}"
+    );
+    let (out, _) = agent(&["x", "--model-url", "ftp://x"], &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--model-url"));
+}
