@@ -19,11 +19,18 @@ fn schema_of<T: schemars::JsonSchema>() -> Value {
     serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| json!({"type": "object"}))
 }
 
-/// The tools of a mode: the four navigation tools (or execute only, inline) and `answer`
-/// when an answer schema is given.
-pub fn tools(inline: bool, answer_schema: Option<&Value>) -> Vec<ToolSpec> {
+/// The tools of a mode: the four navigation tools, search (slices) and execute, or
+/// execute only (inline); and `answer` when an answer schema is given.
+pub fn tools(inline: bool, slice: bool, answer_schema: Option<&Value>) -> Vec<ToolSpec> {
     let mut v = Vec::new();
-    if !inline {
+    if slice && !inline {
+        v.push(ToolSpec {
+            name: "search_schema".into(),
+            description: "Get a slice of the schema (SDL with paths from the Query root) for what you need; each call adds a larger slice. Pass one short intent in plain words.".into(),
+            parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+        });
+    }
+    if !inline && !slice {
         v.push(ToolSpec {
             name: "search_schema".into(),
             description: "Find the schema coordinates (Type.field) for what you need, with the path of fields from the Query root. Pass one short intent in plain words.".into(),

@@ -31,6 +31,9 @@ pub struct AgentOptions {
     pub protocol: ToolProtocol,
     /// The whole schema in the system prompt, execute only.
     pub inline: bool,
+    /// The WG "slicer" strategy: search_schema answers with a budgeted slice that grows
+    /// with each call (these budgets, the last repeated); tools: search_schema, execute.
+    pub slice_budgets: Option<Vec<u32>>,
     /// JSON Schema of the answer; adds the `answer` tool.
     pub answer_schema: Option<Value>,
     /// Write every request and response as JSONL here.
@@ -47,6 +50,7 @@ impl Default for AgentOptions {
             result_tokens: 2000,
             protocol: ToolProtocol::Auto,
             inline: false,
+            slice_budgets: None,
             answer_schema: None,
             transcript: None,
             price_in: None,
@@ -139,8 +143,9 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Run one tool call.
-    async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {
+    /// Run one tool call (`searches` = search calls before this one).
+    async fn run_tool(&self, name: &str, args: &Value, searches: usize) -> ToolOutput {
+        let slicing = self.opts.slice_budgets.as_ref();
         fn parse<T: serde::de::DeserializeOwned>(
             name: &str,
             args: &Value,
@@ -155,13 +160,16 @@ impl Session<'_> {
             })
         }
         let out = match name {
-            "search_schema" if !self.opts.inline => {
-                parse::<SearchRequest>(name, args).map(|r| self.tools.search_schema(&r))
-            }
-            "introspect" if !self.opts.inline => {
+            "search_schema" if !self.opts.inline => parse::<SearchRequest>(name, args).map(|mut r| {
+                if let Some(b) = slicing {
+                    r.budget_tokens = b.get(searches).or(b.last()).copied();
+                }
+                self.tools.search_schema(&r)
+            }),
+            "introspect" if !self.opts.inline && slicing.is_none() => {
                 parse::<IntrospectRequest>(name, args).map(|r| self.tools.introspect(&r))
             }
-            "validate" if !self.opts.inline => {
+            "validate" if !self.opts.inline && slicing.is_none() => {
                 parse::<OperationRequest>(name, args).map(|r| self.tools.validate(&r))
             }
             "execute" => match parse::<OperationRequest>(name, args) {
@@ -171,7 +179,7 @@ impl Session<'_> {
             other => Err(ToolOutput::err(
                 format!(
                     "there is no tool `{other}`; the tools are: {}",
-                    prompt::tools(self.opts.inline, self.opts.answer_schema.as_ref())
+                    prompt::tools(self.opts.inline, slicing.is_some(), self.opts.answer_schema.as_ref())
                         .iter()
                         .map(|t| t.name.as_str())
                         .collect::<Vec<_>>()
@@ -194,7 +202,8 @@ impl Session<'_> {
         } else {
             None
         };
-        let specs: Vec<ToolSpec> = prompt::tools(opts.inline, opts.answer_schema.as_ref());
+        let specs: Vec<ToolSpec> = prompt::tools(opts.inline, opts.slice_budgets.is_some(), opts.answer_schema.as_ref());
+        let mut searches = 0usize;
         let json_protocol = opts.protocol == ToolProtocol::Json;
         let system = prompt::system(
             sdl.as_deref(),
@@ -368,7 +377,10 @@ impl Session<'_> {
                 }
                 None => {
                     seen.insert(key, turn);
-                    let o = self.run_tool(&call.name, &call.arguments).await;
+                    let o = self.run_tool(&call.name, &call.arguments, searches).await;
+                    if call.name == "search_schema" {
+                        searches += 1;
+                    }
                     if call.name == "execute" {
                         out.last_operation = call
                             .arguments

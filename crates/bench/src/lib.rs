@@ -8,12 +8,19 @@
 //! - [`report`]: a Markdown table with metric definitions, JSON, per-question results
 //!   and SVG plots.
 
-pub mod dataset;
+mod agent_bench;
+mod answer;
+mod dataset;
 pub mod error;
 pub mod metrics;
 pub mod report;
 pub mod slice_bench;
 
+pub use agent_bench::{
+    agent_json, agent_markdown, grade_outcome, load_agent_questions, operation_members, run_agent_bench, wilson,
+    AgentQuestion, AgentRow, Strategy, SLICE_BUDGETS,
+};
+pub use answer::{answer_matches, is_empty_expected};
 pub use dataset::{
     is_plain_field, load_tsv, load_wg_dir, parse_tsv, parse_wg_file, validate_targets, Dataset,
     Problem, Question, TargetMode, Variant, WgOptions,

@@ -156,6 +156,7 @@ pub fn run(a: AgentArgs) -> Result<()> {
         result_tokens: a.result_tokens.max(100),
         protocol: a.tool_protocol,
         inline: a.inline,
+        slice_budgets: None,
         answer_schema: a.answer_schema.as_deref().map(answer_schema).transpose()?,
         transcript: a.transcript.clone(),
         price_in: a.price_in,
@@ -229,6 +230,130 @@ pub fn run(a: AgentArgs) -> Result<()> {
     }
     if let Stop::ApiError(e) = &outcome.stop {
         bail!("{e}");
+    }
+    Ok(())
+}
+
+/// Flags of `gqlnav bench --mode agent` (the WG directory and schema ids are the slice
+/// bench's `--wg` / `--schema-ids`).
+#[derive(Args, Debug, Clone)]
+pub struct AgentBenchArgs {
+    /// Strategies: navigate (the four tools), slice (search answers with a growing
+    /// budgeted slice, and execute), inline (the whole schema, execute only).
+    #[arg(long, value_delimiter = ',', default_value = "navigate,slice,inline", value_name = "LIST")]
+    pub strategies: Vec<String>,
+    /// The upstream per schema, `id=URL` (comma-separated), or one URL for all. The YAML
+    /// answers hold only for an upstream serving the data they were written from; against
+    /// any other (a mock), only the operation grading means anything.
+    #[arg(long = "agent-endpoints", value_delimiter = ',', value_name = "ID=URL,…")]
+    pub endpoints: Vec<String>,
+    /// Say that the upstream serves the answers' data (answer grading applies).
+    #[arg(long)]
+    pub answers_upstream: bool,
+    /// Every N-th question (1 = all 408 with answers).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub every: usize,
+    /// The chat model's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8080", value_name = "URL")]
+    pub chat_url: String,
+    /// The chat model name.
+    #[arg(long, default_value = "local", value_name = "NAME")]
+    pub chat_model: String,
+    /// openai, ollama or anthropic.
+    #[arg(long, default_value = "openai", value_parser = parse_provider)]
+    pub chat_provider: Provider,
+    /// auto or json (see `gqlnav agent --help`).
+    #[arg(long = "chat-tool-protocol", default_value = "auto", value_parser = parse_protocol)]
+    pub tool_protocol: ToolProtocol,
+    /// Most turns per session (WG: 12).
+    #[arg(long = "agent-max-turns", default_value_t = 12)]
+    pub max_turns: usize,
+    /// Most tool calls per session (WG: 20).
+    #[arg(long = "agent-max-tool-calls", default_value_t = 20)]
+    pub max_tool_calls: usize,
+    /// Most tokens per reply.
+    #[arg(long = "agent-max-reply-tokens", default_value_t = 512)]
+    pub max_reply_tokens: u32,
+    /// The model's context window (default: detected, else 128000).
+    #[arg(long = "agent-context", value_name = "TOKENS")]
+    pub context: Option<usize>,
+    /// Write each session's transcript into DIR.
+    #[arg(long = "agent-transcripts", value_name = "DIR")]
+    pub transcripts: Option<PathBuf>,
+}
+
+/// `gqlnav bench --mode agent`.
+pub fn run_bench(a: &AgentBenchArgs, wg: &std::path::Path, ids: &[String], json_out: bool, report: Option<&std::path::Path>) -> Result<()> {
+    use gqlnav_bench::Strategy;
+    let strategies: Vec<Strategy> = a
+        .strategies
+        .iter()
+        .map(|s| Strategy::parse(s).ok_or_else(|| anyhow::anyhow!("unknown strategy `{s}`; expected navigate, slice or inline")))
+        .collect::<Result<_>>()?;
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let questions = gqlnav_bench::load_agent_questions(&wg.join("queries"), &id_refs, a.every)?;
+    if questions.is_empty() {
+        bail!("no WG questions with answers for {ids:?} in {}", wg.join("queries").display());
+    }
+    let endpoint_for = |id: &str| -> Option<String> {
+        a.endpoints.iter().find_map(|e| match e.split_once('=') {
+            Some((k, v)) if k == id => Some(v.to_string()),
+            None => Some(e.clone()),
+            _ => None,
+        })
+    };
+    let mut tools = std::collections::BTreeMap::new();
+    for id in ids {
+        if !questions.iter().any(|q| &q.schema_id == id) {
+            continue;
+        }
+        let path = wg.join("schemas").join(id).join("schema.graphql");
+        let graph = Arc::new(gqlnav_schema::load_file(&path).with_context(|| format!("loading {}", path.display()))?);
+        let config = ToolsConfig { endpoint: endpoint_for(id), ..ToolsConfig::default() };
+        tools.insert(id.clone(), Arc::new(Toolbox::build(graph, None, config)?));
+    }
+    let mut client = ChatClient::new(a.chat_provider, &a.chat_url, &a.chat_model, Duration::from_secs(600))?;
+    client.max_tokens = a.max_reply_tokens.max(16);
+    if let Some(d) = &a.transcripts {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let base = AgentOptions {
+        max_turns: a.max_turns.max(1),
+        max_tool_calls: a.max_tool_calls.max(1),
+        protocol: a.tool_protocol,
+        transcript: a.transcripts.clone(),
+        ..AgentOptions::default()
+    };
+    let total = questions.len() * strategies.len();
+    let bar = indicatif::ProgressBar::new(total as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sessions, {elapsed} ({eta} left) {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    let rows = rt.block_on(async {
+        let guard = Guard::detect(&client, None, a.context).await;
+        gqlnav_bench::run_agent_bench(&questions, &strategies, &tools, &client, &guard, &base, |r| {
+            bar.inc(1);
+            bar.set_message(format!("{} {} {}", r.id, r.strategy.name(), r.outcome));
+        })
+        .await
+    })?;
+    bar.finish_and_clear();
+    let grading = if a.answers_upstream {
+        "answer (tolerant match against the YAML answers) and operation (the last executed operation parses, validates and covers mustInclude)"
+    } else {
+        "operation only: the upstream was not declared to serve the answers' data (--answers-upstream), so the answer column measures nothing"
+    };
+    let md = gqlnav_bench::agent_markdown(&rows, grading);
+    let js = gqlnav_bench::agent_json(&rows, grading);
+    if json_out {
+        println!("{}", serde_json::to_string_pretty(&js)?);
+    } else {
+        print!("{md}");
+    }
+    if let Some(dir) = report {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("agent.md"), &md)?;
+        std::fs::write(dir.join("agent.json"), serde_json::to_string_pretty(&js)?)?;
+        eprintln!("wrote {}/agent.md, agent.json", dir.display());
     }
     Ok(())
 }

@@ -34,6 +34,9 @@ pub enum ModeArg {
     Retrieval,
     /// Build a slice per WG question and grade it as the WG strategies benchmark does.
     Slice,
+    /// Run a chat model through the tools on WG questions with answers (strategies
+    /// navigate, slice, inline) and grade answers and operations.
+    Agent,
 }
 
 #[derive(Args, Debug)]
@@ -43,6 +46,8 @@ pub struct BenchArgs {
     pub mode: ModeArg,
     #[command(flatten)]
     pub slice: crate::cmd_slice::SliceBenchArgs,
+    #[command(flatten)]
+    pub agent: crate::cmd_agent::AgentBenchArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
     #[command(flatten)]
@@ -130,6 +135,9 @@ fn load_questions(a: &BenchArgs) -> Result<(Dataset, Option<PathBuf>)> {
 }
 
 pub fn run(mut a: BenchArgs) -> Result<()> {
+    if a.mode == ModeArg::Agent {
+        return crate::cmd_agent::run_bench(&a.agent, &a.slice.wg, &a.slice.schema_ids, a.json, a.report.as_deref());
+    }
     if a.mode == ModeArg::Slice {
         a.slice.report = a.report.clone();
         a.slice.json = a.json;
