@@ -280,17 +280,111 @@ impl ChatClient {
     }
 }
 
-/// The JSON-Schema "action" object for [`ToolProtocol::Json`]: one of the tool names and
-/// an arguments object.
+/// The JSON-Schema "action" object for [`ToolProtocol::Json`]: one tool name and that
+/// tool's arguments (`anyOf` one branch per tool, so a constrained decoder also shapes the
+/// arguments; a 0.5B model otherwise copies the parameter schema into them).
 pub fn action_schema(tools: &[ToolSpec]) -> Value {
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "enum": names},
-            "arguments": {"type": "object"}
-        },
-        "required": ["name", "arguments"],
-        "additionalProperties": false
-    })
+    let branches: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "object",
+                "properties": {"name": {"const": t.name}, "arguments": required_only(&lean_schema(&t.parameters))},
+                "required": ["name", "arguments"],
+                "additionalProperties": false
+            })
+        })
+        .collect();
+    json!({"anyOf": branches})
+}
+
+/// Only the required properties of an object schema (all of them when none is
+/// required): optional cursors and budgets invite a small model to invent values.
+fn required_only(v: &Value) -> Value {
+    let req: Vec<&str> = v["required"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = v.clone();
+    if let (false, Some(props)) = (req.is_empty(), v["properties"].as_object()) {
+        let kept: serde_json::Map<String, Value> = props
+            .iter()
+            .filter(|(k, _)| req.contains(&k.as_str()))
+            .map(|(k, x)| (k.clone(), x.clone()))
+            .collect();
+        out["properties"] = Value::Object(kept);
+        out["additionalProperties"] = Value::Bool(false);
+    }
+    out
+}
+
+/// A parameter schema without what a decoder or a small model does not need: `$schema`,
+/// titles, descriptions, `format`, `default: null`; `["T", "null"]` types as `T`.
+pub fn lean_schema(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, x) in m {
+                match k.as_str() {
+                    "$schema" | "title" | "description" | "format" | "examples" => continue,
+                    "default" if x.is_null() => continue,
+                    "type" => {
+                        if let Value::Array(a) = x {
+                            let non_null: Vec<&Value> = a.iter().filter(|t| *t != "null").collect();
+                            if non_null.len() == 1 {
+                                out.insert(k.clone(), non_null[0].clone());
+                                continue;
+                            }
+                        }
+                        out.insert(k.clone(), x.clone());
+                    }
+                    "properties" => {
+                        let props: serde_json::Map<String, Value> = x
+                            .as_object()
+                            .map(|p| p.iter().map(|(n, s)| (n.clone(), lean_schema(s))).collect())
+                            .unwrap_or_default();
+                        out.insert(k.clone(), Value::Object(props));
+                    }
+                    _ => {
+                        out.insert(k.clone(), lean_schema(x));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(lean_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A tool as one line a small model can copy: `search_schema(query: string, limit?: integer)`.
+pub fn signature(t: &ToolSpec) -> String {
+    let req: Vec<&str> = t.parameters["required"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut props: Vec<(&String, &Value)> = t.parameters["properties"]
+        .as_object()
+        .map(|p| p.iter().collect())
+        .unwrap_or_default();
+    // Required arguments first: they are what a call must carry.
+    props.sort_by_key(|(n, _)| !req.contains(&n.as_str()));
+    let args: Vec<String> = Some(&props)
+        .map(|p| {
+            p.iter()
+                .map(|(n, s)| {
+                    let ty = match lean_schema(s).get("type") {
+                        Some(Value::String(x)) => x.clone(),
+                        Some(other) => other.to_string(),
+                        None => "any".into(),
+                    };
+                    format!(
+                        "{n}{}: {ty}",
+                        if req.contains(&n.as_str()) { "" } else { "?" }
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    format!("{}({})", t.name, args.join(", "))
 }

@@ -82,13 +82,14 @@ pub fn system(
     } else {
         "When you have the data, reply with the answer in plain words and no tool call.\n"
     });
-    s.push_str("To call a tool, reply with only a JSON object: {\"name\": \"<tool>\", \"arguments\": {...}}.\n");
+    s.push_str("To call a tool, reply with only a JSON object: {\"name\": \"<tool>\", \"arguments\": {...}}, e.g. {\"name\": \"search_schema\", \"arguments\": {\"query\": \"stars of a repository\"}}.\n");
     if describe_tools {
         s.push_str("Tools:\n");
         for t in tools {
             s.push_str(&format!(
-                "- {}: {} Arguments: {}\n",
-                t.name, t.description, t.parameters
+                "- {}: {}\n",
+                crate::chat::signature(t),
+                t.description
             ));
         }
     }

@@ -160,12 +160,14 @@ impl Session<'_> {
             })
         }
         let out = match name {
-            "search_schema" if !self.opts.inline => parse::<SearchRequest>(name, args).map(|mut r| {
-                if let Some(b) = slicing {
-                    r.budget_tokens = b.get(searches).or(b.last()).copied();
-                }
-                self.tools.search_schema(&r)
-            }),
+            "search_schema" if !self.opts.inline => {
+                parse::<SearchRequest>(name, args).map(|mut r| {
+                    if let Some(b) = slicing {
+                        r.budget_tokens = b.get(searches).or(b.last()).copied();
+                    }
+                    self.tools.search_schema(&r)
+                })
+            }
             "introspect" if !self.opts.inline && slicing.is_none() => {
                 parse::<IntrospectRequest>(name, args).map(|r| self.tools.introspect(&r))
             }
@@ -179,11 +181,15 @@ impl Session<'_> {
             other => Err(ToolOutput::err(
                 format!(
                     "there is no tool `{other}`; the tools are: {}",
-                    prompt::tools(self.opts.inline, slicing.is_some(), self.opts.answer_schema.as_ref())
-                        .iter()
-                        .map(|t| t.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    prompt::tools(
+                        self.opts.inline,
+                        slicing.is_some(),
+                        self.opts.answer_schema.as_ref()
+                    )
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
                 ),
                 None,
             )),
@@ -202,7 +208,11 @@ impl Session<'_> {
         } else {
             None
         };
-        let specs: Vec<ToolSpec> = prompt::tools(opts.inline, opts.slice_budgets.is_some(), opts.answer_schema.as_ref());
+        let specs: Vec<ToolSpec> = prompt::tools(
+            opts.inline,
+            opts.slice_budgets.is_some(),
+            opts.answer_schema.as_ref(),
+        );
         let mut searches = 0usize;
         let json_protocol = opts.protocol == ToolProtocol::Json;
         let system = prompt::system(
@@ -211,7 +221,10 @@ impl Session<'_> {
             opts.answer_schema.is_some(),
             json_protocol,
         );
-        let action = json_protocol.then(|| action_schema(&specs));
+        // The tool whose last call repeated an earlier one: under the JSON action protocol
+        // the next turn may not choose it (a small model at temperature 0 otherwise sends
+        // the same call until the turns run out).
+        let mut repeated: Option<String> = None;
         let specs_text = serde_json::to_string(&specs).unwrap_or_default();
         let mut messages = vec![
             Message::new(Role::System, system),
@@ -277,9 +290,21 @@ impl Session<'_> {
                 return Err(e);
             }
             let tools_offered: &[ToolSpec] = if json_protocol { &[] } else { &specs };
-            let body = self
-                .client
-                .body(&messages, tools_offered, opts.protocol, action.as_ref());
+            let body = self.client.body(
+                &messages,
+                tools_offered,
+                opts.protocol,
+                {
+                    let allowed: Vec<ToolSpec> = specs
+                        .iter()
+                        .filter(|t| Some(&t.name) != repeated.as_ref())
+                        .cloned()
+                        .collect();
+                    json_protocol
+                        .then(|| action_schema(if allowed.is_empty() { &specs } else { &allowed }))
+                }
+                .as_ref(),
+            );
             let reply = match self.client.complete(&body).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -369,6 +394,7 @@ impl Session<'_> {
                 break Stop::Answered;
             }
             let key = canonical(&call.name, &call.arguments);
+            repeated = seen.contains_key(&key).then(|| call.name.clone());
             let (text, is_error, tokens) = match seen.get(&key) {
                 Some(prev) => {
                     let t = format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name);

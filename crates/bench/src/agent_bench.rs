@@ -64,14 +64,25 @@ pub struct AgentQuestion {
 
 /// Load the non-keyword WG questions of `schema_ids` that carry an answer, every
 /// `every`-th (1 = all), in id order.
-pub fn load_agent_questions(dir: &Path, schema_ids: &[&str], every: usize) -> Result<Vec<AgentQuestion>, BenchError> {
-    let rd = std::fs::read_dir(dir).map_err(|e| BenchError::Options(format!("{}: {e}", dir.display())))?;
-    let mut files: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "yaml")).collect();
+pub fn load_agent_questions(
+    dir: &Path,
+    schema_ids: &[&str],
+    every: usize,
+) -> Result<Vec<AgentQuestion>, BenchError> {
+    let rd = std::fs::read_dir(dir)
+        .map_err(|e| BenchError::Options(format!("{}: {e}", dir.display())))?;
+    let mut files: Vec<_> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| BenchError::Options(format!("{}: {e}", f.display())))?;
-        let v: Value = serde_saphyr::from_str(&text).map_err(|e| BenchError::Options(format!("{}: {e}", f.display())))?;
+        let text = std::fs::read_to_string(&f)
+            .map_err(|e| BenchError::Options(format!("{}: {e}", f.display())))?;
+        let v: Value = serde_saphyr::from_str(&text)
+            .map_err(|e| BenchError::Options(format!("{}: {e}", f.display())))?;
         let id = v["id"].as_str().unwrap_or_default().to_string();
         let schema_id = v["schemaId"].as_str().unwrap_or_default().to_string();
         if id.ends_with("-kw") || !schema_ids.contains(&schema_id.as_str()) {
@@ -87,24 +98,51 @@ pub fn load_agent_questions(dir: &Path, schema_ids: &[&str], every: usize) -> Re
         }
         let mut prompt = v["query"].as_str().unwrap_or_default().trim().to_string();
         if let Some(Value::Array(q)) = v.get("queries") {
-            let list: Vec<String> = q.iter().enumerate().map(|(i, x)| format!("{}. {}", i + 1, x.as_str().unwrap_or_default())).collect();
+            let list: Vec<String> = q
+                .iter()
+                .enumerate()
+                .map(|(i, x)| format!("{}. {}", i + 1, x.as_str().unwrap_or_default()))
+                .collect();
             if !list.is_empty() {
                 prompt = format!("{prompt}\n\n{}", list.join("\n"));
             }
         }
-        let must_include = v["mustInclude"].as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
-        out.push(AgentQuestion { id, schema_id, prompt, answer_schema: v.get("answerSchema").cloned(), answers, must_include });
+        let must_include = v["mustInclude"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.push(AgentQuestion {
+            id,
+            schema_id,
+            prompt,
+            answer_schema: v.get("answerSchema").cloned(),
+            answers,
+            must_include,
+        });
     }
-    Ok(out.into_iter().enumerate().filter(|(i, _)| i % every.max(1) == 0).map(|(_, q)| q).collect())
+    Ok(out
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every.max(1) == 0)
+        .map(|(_, q)| q)
+        .collect())
 }
 
 /// The coordinates an operation uses: `Type.field`, `Type.field(arg:)` and the type of
 /// every selection set; `Err` = the step that failed (`parse` or `validate`).
-pub fn operation_members(schema: &apollo_compiler::validation::Valid<apollo_compiler::Schema>, op: &str) -> Result<Vec<String>, &'static str> {
+pub fn operation_members(
+    schema: &apollo_compiler::validation::Valid<apollo_compiler::Schema>,
+    op: &str,
+) -> Result<Vec<String>, &'static str> {
     if apollo_compiler::ast::Document::parse(op, "op.graphql").is_err() {
         return Err("parse");
     }
-    let doc = ExecutableDocument::parse_and_validate(schema, op, "op.graphql").map_err(|_| "validate")?;
+    let doc =
+        ExecutableDocument::parse_and_validate(schema, op, "op.graphql").map_err(|_| "validate")?;
     let mut out = Vec::new();
     fn walk(doc: &ExecutableDocument, set: &SelectionSet, out: &mut Vec<String>, depth: usize) {
         if depth > 64 {
@@ -160,8 +198,16 @@ pub struct AgentRow {
 }
 
 /// Grade one outcome.
-pub fn grade_outcome(q: &AgentQuestion, strategy: Strategy, o: &Outcome, schema: &apollo_compiler::validation::Valid<apollo_compiler::Schema>) -> AgentRow {
-    let matched = o.answer.as_ref().is_some_and(|a| q.answers.iter().any(|e| answer_matches(e, a)));
+pub fn grade_outcome(
+    q: &AgentQuestion,
+    strategy: Strategy,
+    o: &Outcome,
+    schema: &apollo_compiler::validation::Valid<apollo_compiler::Schema>,
+) -> AgentRow {
+    let matched = o
+        .answer
+        .as_ref()
+        .is_some_and(|a| q.answers.iter().any(|e| answer_matches(e, a)));
     let api = matches!(o.stop, Stop::ApiError(_));
     let success = matches!(o.stop, Stop::Answered | Stop::Final) && matched && !api;
     let never = o.executes_ok + o.executes_failed == 0;
@@ -184,9 +230,12 @@ pub fn grade_outcome(q: &AgentQuestion, strategy: Strategy, o: &Outcome, schema:
         None => "never_executed".to_string(),
         Some(op) => match operation_members(schema, op) {
             Err(step) => step.to_string(),
-            Ok(m) => {
-                if q.must_include.iter().all(|c| m.contains(c)) { "covered" } else { "coverage" }.to_string()
+            Ok(m) => if q.must_include.iter().all(|c| m.contains(c)) {
+                "covered"
+            } else {
+                "coverage"
             }
+            .to_string(),
         },
     };
     AgentRow {
@@ -221,13 +270,24 @@ pub async fn run_agent_bench(
     let mut rows = Vec::new();
     for st in strategies {
         for q in questions {
-            let tb = tools.get(&q.schema_id).ok_or_else(|| BenchError::Options(format!("no schema `{}` loaded", q.schema_id)))?;
+            let tb = tools.get(&q.schema_id).ok_or_else(|| {
+                BenchError::Options(format!("no schema `{}` loaded", q.schema_id))
+            })?;
             let mut opts = base.clone();
             opts.inline = *st == Strategy::Inline;
             opts.slice_budgets = (*st == Strategy::Slice).then(|| SLICE_BUDGETS.to_vec());
             opts.answer_schema = q.answer_schema.clone().or(Some(json!({})));
-            opts.transcript = base.transcript.as_ref().map(|d| d.join(format!("{}-{}.jsonl", q.id, st.name())));
-            let session = Session { tools: tb.clone(), client, guard, opts: &opts, on_step: Box::new(|_| {}) };
+            opts.transcript = base
+                .transcript
+                .as_ref()
+                .map(|d| d.join(format!("{}-{}.jsonl", q.id, st.name())));
+            let session = Session {
+                tools: tb.clone(),
+                client,
+                guard,
+                opts: &opts,
+                on_step: Box::new(|_| {}),
+            };
             let outcome = match session.run(&q.prompt).await {
                 Ok(o) => o,
                 Err(e) => Outcome {
@@ -267,7 +327,13 @@ fn summary(rows: &[&AgentRow]) -> Value {
     let n = rows.len();
     let k = rows.iter().filter(|r| r.success).count();
     let (lo, hi) = wilson(k, n);
-    let mean = |f: &dyn Fn(&AgentRow) -> f64| if n == 0 { 0.0 } else { rows.iter().map(|r| f(r)).sum::<f64>() / n as f64 };
+    let mean = |f: &dyn Fn(&AgentRow) -> f64| {
+        if n == 0 {
+            0.0
+        } else {
+            rows.iter().map(|r| f(r)).sum::<f64>() / n as f64
+        }
+    };
     let p50 = |f: &dyn Fn(&AgentRow) -> f64| {
         let mut v: Vec<f64> = rows.iter().map(|r| f(r)).collect();
         v.sort_by(f64::total_cmp);
@@ -296,10 +362,17 @@ fn summary(rows: &[&AgentRow]) -> Value {
 pub fn agent_json(rows: &[AgentRow], grading: &str) -> Value {
     let mut by: BTreeMap<(String, String), Vec<&AgentRow>> = BTreeMap::new();
     for r in rows {
-        by.entry((r.strategy.name().to_string(), r.schema_id.clone())).or_default().push(r);
-        by.entry((r.strategy.name().to_string(), "all".into())).or_default().push(r);
+        by.entry((r.strategy.name().to_string(), r.schema_id.clone()))
+            .or_default()
+            .push(r);
+        by.entry((r.strategy.name().to_string(), "all".into()))
+            .or_default()
+            .push(r);
     }
-    let groups: Vec<Value> = by.iter().map(|((st, api), rs)| json!({"strategy": st, "api": api, "summary": summary(rs)})).collect();
+    let groups: Vec<Value> = by
+        .iter()
+        .map(|((st, api), rs)| json!({"strategy": st, "api": api, "summary": summary(rs)}))
+        .collect();
     json!({"grading": grading, "groups": groups, "rows": rows})
 }
 
@@ -309,11 +382,16 @@ pub fn agent_markdown(rows: &[AgentRow], grading: &str) -> String {
     let mut s = String::from("# Agent benchmark\n\n");
     s.push_str(&format!("Grading: {grading}\n\n"));
     s.push_str("| strategy | api | rows | success (95% CI) | turns p50 / mean | tool calls p50 / mean | input tok / session | output tok / session | tool payload | one-shot | wall s | operation covered | outcomes |\n");
-    s.push_str("| --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    s.push_str(
+        "| --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+    );
     for g in j["groups"].as_array().into_iter().flatten() {
         let m = &g["summary"];
         let f = |k: &str| m[k].as_f64().unwrap_or(0.0);
-        let outcomes: Vec<String> = m["outcomes"].as_object().map(|o| o.iter().map(|(k, v)| format!("{k} {v}")).collect()).unwrap_or_default();
+        let outcomes: Vec<String> = m["outcomes"]
+            .as_object()
+            .map(|o| o.iter().map(|(k, v)| format!("{k} {v}")).collect())
+            .unwrap_or_default();
         s.push_str(&format!(
             "| {} | {} | {} | {:.1}% ({:.1}–{:.1}%) | {:.0} / {:.1} | {:.0} / {:.1} | {:.0} | {:.0} | {:.0} | {:.1}% | {:.1} | {} | {} |\n",
             g["strategy"].as_str().unwrap_or(""), g["api"].as_str().unwrap_or(""), m["rows"], 100.0 * f("success"),

@@ -11,7 +11,10 @@ use serde_json::Value;
 enum Canon {
     Leaf(String),
     /// Scalar leaves reachable without crossing a list, and the lists below ("slots").
-    Record { leaves: Vec<String>, slots: Vec<Vec<Canon>> },
+    Record {
+        leaves: Vec<String>,
+        slots: Vec<Vec<Canon>>,
+    },
     List(Vec<Canon>),
 }
 
@@ -111,9 +114,16 @@ fn injects(left: usize, right: usize, ok: &dyn Fn(usize, usize) -> bool) -> bool
     if left > right {
         return false;
     }
-    let adj: Vec<Vec<usize>> = (0..left).map(|i| (0..right).filter(|&j| ok(i, j)).collect()).collect();
+    let adj: Vec<Vec<usize>> = (0..left)
+        .map(|i| (0..right).filter(|&j| ok(i, j)).collect())
+        .collect();
     let mut owner: Vec<Option<usize>> = vec![None; right];
-    fn try_assign(i: usize, adj: &[Vec<usize>], seen: &mut [bool], owner: &mut [Option<usize>]) -> bool {
+    fn try_assign(
+        i: usize,
+        adj: &[Vec<usize>],
+        seen: &mut [bool],
+        owner: &mut [Option<usize>],
+    ) -> bool {
         for &j in &adj[i] {
             if seen[j] {
                 continue;
@@ -156,8 +166,18 @@ fn matches(e: &Canon, a: &Canon) -> bool {
     match (e, a) {
         (Canon::Leaf(x), Canon::Leaf(y)) => x == y,
         (Canon::Leaf(x), Canon::Record { leaves, .. }) => leaves.contains(x),
-        (Canon::Record { leaves: el, slots: es }, Canon::Record { leaves: al, slots: as_ }) => {
-            sub_multiset(el, al) && injects(es.len(), as_.len(), &|i, j| lists_match(&es[i], &as_[j]))
+        (
+            Canon::Record {
+                leaves: el,
+                slots: es,
+            },
+            Canon::Record {
+                leaves: al,
+                slots: as_,
+            },
+        ) => {
+            sub_multiset(el, al)
+                && injects(es.len(), as_.len(), &|i, j| lists_match(&es[i], &as_[j]))
         }
         _ => match (as_list(e), as_list(a)) {
             (Some(x), Some(y)) => lists_match(x, y),
@@ -189,26 +209,59 @@ mod tests {
 
     #[test]
     fn keys_nesting_extras_and_nulls_are_ignored() {
-        assert!(answer_matches(&json!({"name": "Ada", "age": 36}), &json!({"person": {"fullName": "Ada", "years": 36, "x": null, "extra": true}})));
-        assert!(!answer_matches(&json!({"n": 5}), &json!({"n": "5"})), "typed scalars");
-        assert!(answer_matches(&json!({"when": "2024-01-31"}), &json!({"t": "2024-01-31T00:00:00Z"})));
-        assert!(answer_matches(&json!({"when": "2024-01-31T12:00:00+02:00"}), &json!({"t": "2024-01-31T10:00:00.000Z"})));
-        assert!(!answer_matches(&json!(null), &json!(null)), "empty expected never counts");
+        assert!(answer_matches(
+            &json!({"name": "Ada", "age": 36}),
+            &json!({"person": {"fullName": "Ada", "years": 36, "x": null, "extra": true}})
+        ));
+        assert!(
+            !answer_matches(&json!({"n": 5}), &json!({"n": "5"})),
+            "typed scalars"
+        );
+        assert!(answer_matches(
+            &json!({"when": "2024-01-31"}),
+            &json!({"t": "2024-01-31T00:00:00Z"})
+        ));
+        assert!(answer_matches(
+            &json!({"when": "2024-01-31T12:00:00+02:00"}),
+            &json!({"t": "2024-01-31T10:00:00.000Z"})
+        ));
+        assert!(
+            !answer_matches(&json!(null), &json!(null)),
+            "empty expected never counts"
+        );
         assert!(!answer_matches(&json!({}), &json!({})));
     }
 
     #[test]
     fn lists_are_pagination_tolerant_but_never_empty_for_non_empty() {
         let e = json!({"items": [{"t": "a"}, {"t": "b"}]});
-        assert!(answer_matches(&e, &json!({"items": [{"t": "b"}, {"t": "a"}, {"t": "c"}]})));
-        assert!(answer_matches(&e, &json!({"items": [{"t": "a"}]})), "the smaller injects into the larger");
+        assert!(answer_matches(
+            &e,
+            &json!({"items": [{"t": "b"}, {"t": "a"}, {"t": "c"}]})
+        ));
+        assert!(
+            answer_matches(&e, &json!({"items": [{"t": "a"}]})),
+            "the smaller injects into the larger"
+        );
         assert!(!answer_matches(&e, &json!({"items": []})));
         assert!(!answer_matches(&e, &json!({"items": [{"t": "z"}]})));
-        assert!(answer_matches(&json!({"commits": []}), &json!({"commits": []})));
-        assert!(!answer_matches(&json!({"commits": []}), &json!({"commits": [{"m": "x"}]})));
+        assert!(answer_matches(
+            &json!({"commits": []}),
+            &json!({"commits": []})
+        ));
+        assert!(!answer_matches(
+            &json!({"commits": []}),
+            &json!({"commits": [{"m": "x"}]})
+        ));
         // A wrapper around one list matches a bare list.
-        assert!(answer_matches(&json!({"teams": [{"n": "A"}]}), &json!([{"name": "A"}])));
+        assert!(answer_matches(
+            &json!({"teams": [{"n": "A"}]}),
+            &json!([{"name": "A"}])
+        ));
         // Each expected item needs its own actual item.
-        assert!(!answer_matches(&json!([{"t": "a"}, {"t": "a"}, {"t": "b"}]), &json!([{"t": "a"}, {"t": "b"}, {"t": "c"}, {"t": "d"}])));
+        assert!(!answer_matches(
+            &json!([{"t": "a"}, {"t": "a"}, {"t": "b"}]),
+            &json!([{"t": "a"}, {"t": "b"}, {"t": "c"}, {"t": "d"}])
+        ));
     }
 }

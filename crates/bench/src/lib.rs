@@ -10,15 +10,15 @@
 
 mod agent_bench;
 mod answer;
-mod dataset;
+pub mod dataset;
 pub mod error;
 pub mod metrics;
 pub mod report;
 pub mod slice_bench;
 
 pub use agent_bench::{
-    agent_json, agent_markdown, grade_outcome, load_agent_questions, operation_members, run_agent_bench, wilson,
-    AgentQuestion, AgentRow, Strategy, SLICE_BUDGETS,
+    agent_json, agent_markdown, grade_outcome, load_agent_questions, operation_members,
+    run_agent_bench, wilson, AgentQuestion, AgentRow, Strategy, SLICE_BUDGETS,
 };
 pub use answer::{answer_matches, is_empty_expected};
 pub use dataset::{

@@ -240,12 +240,21 @@ pub fn run(a: AgentArgs) -> Result<()> {
 pub struct AgentBenchArgs {
     /// Strategies: navigate (the four tools), slice (search answers with a growing
     /// budgeted slice, and execute), inline (the whole schema, execute only).
-    #[arg(long, value_delimiter = ',', default_value = "navigate,slice,inline", value_name = "LIST")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "navigate,slice,inline",
+        value_name = "LIST"
+    )]
     pub strategies: Vec<String>,
     /// The upstream per schema, `id=URL` (comma-separated), or one URL for all. The YAML
     /// answers hold only for an upstream serving the data they were written from; against
     /// any other (a mock), only the operation grading means anything.
-    #[arg(long = "agent-endpoints", value_delimiter = ',', value_name = "ID=URL,…")]
+    #[arg(
+        long = "agent-endpoints",
+        value_delimiter = ',',
+        value_name = "ID=URL,…"
+    )]
     pub endpoints: Vec<String>,
     /// Say that the upstream serves the answers' data (answer grading applies).
     #[arg(long)]
@@ -283,17 +292,30 @@ pub struct AgentBenchArgs {
 }
 
 /// `gqlnav bench --mode agent`.
-pub fn run_bench(a: &AgentBenchArgs, wg: &std::path::Path, ids: &[String], json_out: bool, report: Option<&std::path::Path>) -> Result<()> {
+pub fn run_bench(
+    a: &AgentBenchArgs,
+    wg: &std::path::Path,
+    ids: &[String],
+    json_out: bool,
+    report: Option<&std::path::Path>,
+) -> Result<()> {
     use gqlnav_bench::Strategy;
     let strategies: Vec<Strategy> = a
         .strategies
         .iter()
-        .map(|s| Strategy::parse(s).ok_or_else(|| anyhow::anyhow!("unknown strategy `{s}`; expected navigate, slice or inline")))
+        .map(|s| {
+            Strategy::parse(s).ok_or_else(|| {
+                anyhow::anyhow!("unknown strategy `{s}`; expected navigate, slice or inline")
+            })
+        })
         .collect::<Result<_>>()?;
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     let questions = gqlnav_bench::load_agent_questions(&wg.join("queries"), &id_refs, a.every)?;
     if questions.is_empty() {
-        bail!("no WG questions with answers for {ids:?} in {}", wg.join("queries").display());
+        bail!(
+            "no WG questions with answers for {ids:?} in {}",
+            wg.join("queries").display()
+        );
     }
     let endpoint_for = |id: &str| -> Option<String> {
         a.endpoints.iter().find_map(|e| match e.split_once('=') {
@@ -308,11 +330,22 @@ pub fn run_bench(a: &AgentBenchArgs, wg: &std::path::Path, ids: &[String], json_
             continue;
         }
         let path = wg.join("schemas").join(id).join("schema.graphql");
-        let graph = Arc::new(gqlnav_schema::load_file(&path).with_context(|| format!("loading {}", path.display()))?);
-        let config = ToolsConfig { endpoint: endpoint_for(id), ..ToolsConfig::default() };
+        let graph = Arc::new(
+            gqlnav_schema::load_file(&path)
+                .with_context(|| format!("loading {}", path.display()))?,
+        );
+        let config = ToolsConfig {
+            endpoint: endpoint_for(id),
+            ..ToolsConfig::default()
+        };
         tools.insert(id.clone(), Arc::new(Toolbox::build(graph, None, config)?));
     }
-    let mut client = ChatClient::new(a.chat_provider, &a.chat_url, &a.chat_model, Duration::from_secs(600))?;
+    let mut client = ChatClient::new(
+        a.chat_provider,
+        &a.chat_url,
+        &a.chat_model,
+        Duration::from_secs(600),
+    )?;
     client.max_tokens = a.max_reply_tokens.max(16);
     if let Some(d) = &a.transcripts {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
@@ -326,14 +359,30 @@ pub fn run_bench(a: &AgentBenchArgs, wg: &std::path::Path, ids: &[String], json_
     };
     let total = questions.len() * strategies.len();
     let bar = indicatif::ProgressBar::new(total as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sessions, {elapsed} ({eta} left) {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} sessions, {elapsed} ({eta} left) {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
     let rows = rt.block_on(async {
         let guard = Guard::detect(&client, None, a.context).await;
-        gqlnav_bench::run_agent_bench(&questions, &strategies, &tools, &client, &guard, &base, |r| {
-            bar.inc(1);
-            bar.set_message(format!("{} {} {}", r.id, r.strategy.name(), r.outcome));
-        })
+        gqlnav_bench::run_agent_bench(
+            &questions,
+            &strategies,
+            &tools,
+            &client,
+            &guard,
+            &base,
+            |r| {
+                bar.inc(1);
+                bar.set_message(format!("{} {} {}", r.id, r.strategy.name(), r.outcome));
+            },
+        )
         .await
     })?;
     bar.finish_and_clear();

@@ -136,7 +136,13 @@ fn load_questions(a: &BenchArgs) -> Result<(Dataset, Option<PathBuf>)> {
 
 pub fn run(mut a: BenchArgs) -> Result<()> {
     if a.mode == ModeArg::Agent {
-        return crate::cmd_agent::run_bench(&a.agent, &a.slice.wg, &a.slice.schema_ids, a.json, a.report.as_deref());
+        return crate::cmd_agent::run_bench(
+            &a.agent,
+            &a.slice.wg,
+            &a.slice.schema_ids,
+            a.json,
+            a.report.as_deref(),
+        );
     }
     if a.mode == ModeArg::Slice {
         a.slice.report = a.report.clone();

@@ -459,17 +459,34 @@ fn ollama_and_anthropic_protocols_and_the_json_action_protocol() {
         "the json protocol offers no native tools"
     );
     assert_eq!(body["response_format"]["type"], "json_schema");
-    let names = &body["response_format"]["json_schema"]["schema"]["properties"]["name"]["enum"];
+    let branches = body["response_format"]["json_schema"]["schema"]["anyOf"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&Value> = branches
+        .iter()
+        .map(|b| &b["properties"]["name"]["const"])
+        .collect();
     assert_eq!(
         names,
-        &json!(["search_schema", "introspect", "validate", "execute"])
+        [
+            &json!("search_schema"),
+            &json!("introspect"),
+            &json!("validate"),
+            &json!("execute")
+        ]
     );
+    // Each branch shapes its arguments: search_schema's are its required `query` only.
+    assert_eq!(
+        branches[0]["properties"]["arguments"]["required"],
+        json!(["query"])
+    );
+    assert!(branches[0]["properties"]["arguments"]["properties"]
+        .get("cursor")
+        .is_none());
+    let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(
-        body["messages"][0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("- introspect:"),
-        "tools described in the prompt"
+        system.contains("- search_schema(query: string"),
+        "tools described in the prompt: {system}"
     );
 }
 
