@@ -337,7 +337,7 @@ fn summary(rows: &[&AgentRow]) -> Value {
     let p50 = |f: &dyn Fn(&AgentRow) -> f64| {
         let mut v: Vec<f64> = rows.iter().map(|r| f(r)).collect();
         v.sort_by(f64::total_cmp);
-        floor_percentile(&v, 50.0).unwrap_or(0.0)
+        floor_percentile(&v, 0.5).unwrap_or(0.0)
     };
     let mut fails: BTreeMap<String, usize> = BTreeMap::new();
     let mut ops: BTreeMap<String, usize> = BTreeMap::new();
