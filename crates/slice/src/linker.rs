@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_search::Analyzer;
 
-use crate::closure::Pruner;
+use crate::closure::{fields_of, Pruner};
 use crate::fit::Slice;
 use crate::index::Slicer;
 use crate::options::SliceOptions;
@@ -160,32 +160,24 @@ impl Slicer {
         let mut hops = Vec::new();
         for t in types.iter() {
             let next: Vec<(String, String)> = match schema.types.get(t.name.as_str()) {
-                Some(ExtendedType::Object(o)) => o
-                    .fields
-                    .iter()
-                    .map(|(f, d)| {
-                        (
-                            d.ty.inner_named_type().to_string(),
-                            format!("{}.{f}", t.name),
-                        )
-                    })
-                    .collect(),
-                Some(ExtendedType::Interface(o)) => o
-                    .fields
-                    .iter()
-                    .map(|(f, d)| {
-                        (
-                            d.ty.inner_named_type().to_string(),
-                            format!("{}.{f}", t.name),
-                        )
-                    })
-                    .collect(),
                 Some(ExtendedType::Union(u)) => u
                     .members
                     .iter()
                     .map(|m| (m.to_string(), format!("member of {}", t.name)))
                     .collect(),
-                _ => Vec::new(),
+                Some(ty) => fields_of(ty)
+                    .map(|fs| {
+                        fs.iter()
+                            .map(|(f, d)| {
+                                (
+                                    d.ty.inner_named_type().to_string(),
+                                    format!("{}.{f}", t.name),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                None => Vec::new(),
             };
             for (ty, why) in next {
                 let composite = matches!(
@@ -284,29 +276,23 @@ impl Slicer {
     /// Every field of `ty` with every argument, and the query-root fields returning it
     /// (or a connection of it).
     fn select_type(&self, sel: &mut Selection, ty: &str) {
-        let fields: Vec<(String, Vec<String>)> = match self.graph.schema.types.get(ty) {
-            Some(ExtendedType::Object(o)) => o
-                .fields
-                .iter()
-                .map(|(f, d)| {
-                    (
-                        f.to_string(),
-                        d.arguments.iter().map(|a| a.name.to_string()).collect(),
-                    )
-                })
-                .collect(),
-            Some(ExtendedType::Interface(o)) => o
-                .fields
-                .iter()
-                .map(|(f, d)| {
-                    (
-                        f.to_string(),
-                        d.arguments.iter().map(|a| a.name.to_string()).collect(),
-                    )
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let fields: Vec<(String, Vec<String>)> = self
+            .graph
+            .schema
+            .types
+            .get(ty)
+            .and_then(fields_of)
+            .map(|fs| {
+                fs.iter()
+                    .map(|(f, d)| {
+                        (
+                            f.to_string(),
+                            d.arguments.iter().map(|a| a.name.to_string()).collect(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         for (f, args) in fields {
             sel.insert(ty, &f);
             for a in args {
