@@ -108,6 +108,23 @@ pub struct Outcome {
     pub receipt: Receipt,
 }
 
+impl Outcome {
+    /// A run that has done nothing yet (or was stopped before its first call).
+    pub fn empty(stop: Stop) -> Self {
+        Outcome {
+            stop,
+            answer: None,
+            last_operation: None,
+            executes_ok: 0,
+            executes_failed: 0,
+            turns: 0,
+            tool_calls: 0,
+            steps: Vec::new(),
+            receipt: Receipt::default(),
+        }
+    }
+}
+
 /// A run in progress.
 pub struct Session<'a> {
     pub tools: Arc<Toolbox>,
@@ -251,17 +268,7 @@ impl Session<'_> {
             context_window: self.guard.window,
             ..Receipt::default()
         };
-        let mut out = Outcome {
-            stop: Stop::MaxTurns,
-            answer: None,
-            last_operation: None,
-            executes_ok: 0,
-            executes_failed: 0,
-            turns: 0,
-            tool_calls: 0,
-            steps: Vec::new(),
-            receipt: Receipt::default(),
-        };
+        let mut out = Outcome::empty(Stop::MaxTurns);
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut text_only = 0;
         let stop = loop {

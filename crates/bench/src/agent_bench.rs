@@ -290,17 +290,7 @@ pub async fn run_agent_bench(
             };
             let outcome = match session.run(&q.prompt).await {
                 Ok(o) => o,
-                Err(e) => Outcome {
-                    stop: Stop::TooLong(e.to_string()),
-                    answer: None,
-                    last_operation: None,
-                    executes_ok: 0,
-                    executes_failed: 0,
-                    turns: 0,
-                    tool_calls: 0,
-                    steps: Vec::new(),
-                    receipt: Default::default(),
-                },
+                Err(e) => Outcome::empty(Stop::TooLong(e.to_string())),
             };
             let g = tb.generation();
             let row = grade_outcome(q, *st, &outcome, &g.operations().schema);

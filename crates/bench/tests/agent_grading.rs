@@ -50,17 +50,11 @@ fn questions_load_with_answers_and_outcomes_are_graded() {
     let g = gqlnav_schema::load_file(&wg().join(format!("schemas/{}/schema.graphql", q.schema_id)))
         .unwrap();
     let schema = gqlnav_tools::OperationSchema::new(g.schema.clone()).schema;
-    let mut o = gqlnav_agent::Outcome {
-        stop: gqlnav_agent::Stop::Answered,
-        answer: Some(q.answers[0].clone()),
-        last_operation: None,
-        executes_ok: 1,
-        executes_failed: 0,
-        turns: 3,
-        tool_calls: 3,
-        steps: Vec::new(),
-        receipt: Default::default(),
-    };
+    let mut o = gqlnav_agent::Outcome::empty(gqlnav_agent::Stop::Answered);
+    o.answer = Some(q.answers[0].clone());
+    o.executes_ok = 1;
+    o.turns = 3;
+    o.tool_calls = 3;
     let r = grade_outcome(q, Strategy::Navigate, &o, &schema);
     assert!(r.success && r.one_shot, "{r:?}");
     assert_eq!(r.operation, "never_executed");

@@ -132,7 +132,7 @@ fn squash(s: &str) -> String {
 }
 
 /// The first sentence of a description, whitespace squashed, cut at `max` characters.
-fn first_sentence(s: &str, max: usize) -> String {
+pub(crate) fn first_sentence(s: &str, max: usize) -> String {
     let s = squash(s);
     let mut end = s.len();
     for (i, c) in s.char_indices() {

@@ -11,6 +11,7 @@ use rustc_hash::FxHashSet as HashSet;
 use gqlnav_schema::apollo_compiler::ast::InputValueDefinition;
 
 use super::bare::signature;
+use super::compact::first_sentence;
 use super::{desc_str, FieldLine, StyleWriter};
 
 /// Longest description kept, in characters (first sentence, then cut).
@@ -94,22 +95,4 @@ impl StyleWriter for OnceWriter {
     fn separator(&self) -> &'static str {
         "\n"
     }
-}
-
-/// The first sentence of a description, whitespace squashed, cut at `max` characters.
-fn first_sentence(s: &str, max: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut end = s.len();
-    for (i, c) in s.char_indices() {
-        if matches!(c, '.' | '!' | '?') && (i + 1 == s.len() || s[i + 1..].starts_with(' ')) {
-            end = i + 1;
-            break;
-        }
-    }
-    let mut out = s[..end].to_string();
-    if out.chars().count() > max {
-        out = out.chars().take(max).collect::<String>();
-        out.push('…');
-    }
-    out
 }
