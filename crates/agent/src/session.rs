@@ -216,21 +216,27 @@ impl Session<'_> {
 
     /// Run the task to the end.
     pub async fn run(mut self, task: &str) -> Result<Outcome, AgentError> {
-        let t0 = Instant::now();
+        let mut st = self.start(task)?;
+        let stop = loop {
+            if let Some(stop) = self.turn(&mut st).await? {
+                break stop;
+            }
+        };
+        Ok(self.finish(st, stop))
+    }
+
+    /// The state before the first turn: the prompt, the tools offered, the receipt's
+    /// whole-schema contrast.
+    fn start(&self, task: &str) -> Result<RunState, AgentError> {
         let opts = self.opts;
         let generation = self.tools.generation();
         let meter = TokenMeter::default();
-        let sdl = if opts.inline {
-            Some(generation.graph.schema.to_string())
-        } else {
-            None
-        };
+        let sdl = opts.inline.then(|| generation.graph.schema.to_string());
         let specs: Vec<ToolSpec> = prompt::tools(
             opts.inline,
             opts.slice_budgets.is_some(),
             opts.answer_schema.as_ref(),
         );
-        let mut searches = 0usize;
         let json_protocol = opts.protocol == ToolProtocol::Json;
         let system = prompt::system(
             sdl.as_deref(),
@@ -238,23 +244,14 @@ impl Session<'_> {
             opts.answer_schema.is_some(),
             json_protocol,
         );
-        // The tool whose last call repeated an earlier one: under the JSON action protocol
-        // the next turn may not choose it (a small model at temperature 0 otherwise sends
-        // the same call until the turns run out).
-        let mut repeated: Option<String> = None;
-        let specs_text = serde_json::to_string(&specs).unwrap_or_default();
-        let mut messages = vec![
-            Message::new(Role::System, system),
-            Message::new(Role::User, task),
-        ];
-        let mut file = match &opts.transcript {
+        let file = match &opts.transcript {
             Some(p) => Some(
                 std::fs::File::create(p)
                     .map_err(|e| AgentError::Transcript(p.display().to_string(), e))?,
             ),
             None => None,
         };
-        let mut receipt = Receipt {
+        let receipt = Receipt {
             model: self.client.model.clone(),
             provider: self.client.provider.name().into(),
             tool_encoding: meter.encoding().name().into(),
@@ -268,212 +265,261 @@ impl Session<'_> {
             context_window: self.guard.window,
             ..Receipt::default()
         };
-        let mut out = Outcome::empty(Stop::MaxTurns);
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        let mut text_only = 0;
-        let stop = loop {
-            if out.turns >= opts.max_turns {
-                break Stop::MaxTurns;
-            }
-            if out.tool_calls >= opts.max_tool_calls {
-                break Stop::MaxToolCalls;
-            }
-            out.turns += 1;
-            let turn = out.turns;
-            let mut texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
-            if !json_protocol {
-                texts.push(&specs_text);
-            }
-            let prompt_tokens = self.guard.count(&texts).await;
-            receipt.largest_prompt = receipt.largest_prompt.max(prompt_tokens);
-            if let Err(e) = self
-                .guard
-                .check(prompt_tokens, self.client.max_tokens as usize)
-            {
-                self.transcript(&mut file, json!({"turn": turn, "refused": e.to_string()}))?;
-                out.receipt = receipt;
-                out.receipt.wall_ms = t0.elapsed().as_millis();
-                out.stop = Stop::TooLong(e.to_string());
-                return Err(e);
-            }
-            let tools_offered: &[ToolSpec] = if json_protocol { &[] } else { &specs };
-            let body = self.client.body(
-                &messages,
-                tools_offered,
-                opts.protocol,
-                {
-                    let allowed: Vec<ToolSpec> = specs
-                        .iter()
-                        .filter(|t| Some(&t.name) != repeated.as_ref())
-                        .cloned()
-                        .collect();
-                    json_protocol
-                        .then(|| action_schema(if allowed.is_empty() { &specs } else { &allowed }))
-                }
-                .as_ref(),
-            );
-            let reply = match self.client.complete(&body).await {
-                Ok(r) => r,
-                Err(e) => {
-                    self.transcript(
-                        &mut file,
-                        json!({"turn": turn, "request": body, "error": e.to_string()}),
-                    )?;
-                    break Stop::ApiError(e.to_string());
-                }
-            };
-            self.transcript(
-                &mut file,
-                json!({"turn": turn, "request": body, "response": reply.raw}),
-            )?;
-            receipt.model_calls += 1;
-            receipt.prompt_tokens += reply.usage.prompt;
-            receipt.completion_tokens += reply.usage.completion;
-            receipt.cache_read_tokens += reply.usage.cache_read;
+        Ok(RunState {
+            t0: Instant::now(),
+            specs_text: serde_json::to_string(&specs).unwrap_or_default(),
+            specs,
+            json_protocol,
+            messages: vec![
+                Message::new(Role::System, system),
+                Message::new(Role::User, task),
+            ],
+            file,
+            receipt,
+            out: Outcome::empty(Stop::MaxTurns),
+            seen: HashMap::new(),
+            text_only: 0,
+            repeated: None,
+            searches: 0,
+            meter,
+        })
+    }
 
-            let structured = !reply.tool_calls.is_empty();
-            let found = match reply.tool_calls.first() {
-                Some(c) => TextCall::Call(c.clone()),
-                None => find_call(&reply.content, turn),
-            };
-            let extra = reply.tool_calls.len().saturating_sub(1);
-            let call: ToolCall = match found {
-                TextCall::None => {
-                    text_only += 1;
-                    let step = Step {
-                        turn,
-                        tool: None,
-                        arguments: None,
-                        result: reply.content.clone(),
-                        is_error: false,
-                        tokens: meter.count(&reply.content),
-                    };
-                    (self.on_step)(&step);
-                    out.steps.push(step);
-                    messages.push(Message::new(Role::Assistant, reply.content.clone()));
-                    if opts.answer_schema.is_none() && (out.tool_calls > 0 || text_only >= 2) {
-                        out.answer = Some(Value::String(reply.content.clone()));
-                        break Stop::Final;
-                    }
-                    if text_only >= 2 {
-                        break Stop::NoToolCallLoop;
-                    }
-                    messages.push(Message::new(Role::User, "No tool was called. Reply with only a JSON object {\"name\": \"<tool>\", \"arguments\": {...}} to call one."));
-                    continue;
-                }
-                TextCall::Malformed(e) => {
-                    let text = format!("Your tool call could not be used: {e}. Reply with only {{\"name\": \"<tool>\", \"arguments\": {{...}}}}.");
-                    let step = Step {
-                        turn,
-                        tool: None,
-                        arguments: None,
-                        result: text.clone(),
-                        is_error: true,
-                        tokens: meter.count(&text),
-                    };
-                    (self.on_step)(&step);
-                    out.steps.push(step);
-                    messages.push(Message::new(Role::Assistant, reply.content.clone()));
-                    messages.push(Message::new(Role::User, text));
-                    continue;
-                }
-                TextCall::Call(c) => c,
-            };
-            text_only = 0;
-            out.tool_calls += 1;
-            if call.name == "answer" && opts.answer_schema.is_some() {
-                let v = call
-                    .arguments
-                    .get("answer")
-                    .cloned()
-                    .unwrap_or(call.arguments.clone());
-                let step = Step {
-                    turn,
-                    tool: Some("answer".into()),
-                    arguments: Some(call.arguments.clone()),
-                    result: String::new(),
-                    is_error: false,
-                    tokens: 0,
-                };
-                (self.on_step)(&step);
-                out.steps.push(step);
-                out.answer = Some(v);
-                break Stop::Answered;
+    /// One turn: limits, the guard, one model call, then the reply handled. `Some` ends
+    /// the run.
+    async fn turn(&mut self, st: &mut RunState) -> Result<Option<Stop>, AgentError> {
+        let opts = self.opts;
+        if st.out.turns >= opts.max_turns {
+            return Ok(Some(Stop::MaxTurns));
+        }
+        if st.out.tool_calls >= opts.max_tool_calls {
+            return Ok(Some(Stop::MaxToolCalls));
+        }
+        st.out.turns += 1;
+        let turn = st.out.turns;
+        let prompt_tokens = {
+            let mut texts: Vec<&str> = st.messages.iter().map(|m| m.content.as_str()).collect();
+            if !st.json_protocol {
+                texts.push(&st.specs_text);
             }
-            let key = canonical(&call.name, &call.arguments);
-            repeated = seen.contains_key(&key).then(|| call.name.clone());
-            let (text, is_error, tokens) = match seen.get(&key) {
-                Some(prev) => {
-                    let t = format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name);
-                    let n = meter.count(&t);
-                    (t, true, n)
-                }
-                None => {
-                    seen.insert(key, turn);
-                    let o = self.run_tool(&call.name, &call.arguments, searches).await;
-                    if call.name == "search_schema" {
-                        searches += 1;
-                    }
-                    if call.name == "execute" {
-                        out.last_operation = call
-                            .arguments
-                            .get("operation")
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
-                        if o.is_error {
-                            out.executes_failed += 1
-                        } else {
-                            out.executes_ok += 1
-                        }
-                    }
-                    let (text, _) = cap_text(
-                        &o.text,
-                        usize::MAX,
-                        opts.result_tokens,
-                        &meter,
-                        "ask for less (a smaller limit or fewer fields)",
-                    );
-                    let n = meter.count(&text);
-                    (text, o.is_error, n)
-                }
-            };
-            let mut text = text;
-            if extra > 0 {
-                text.push_str(&format!(
-                    "\n(Only the first of your {} tool calls was run: one tool per turn.)",
-                    extra + 1
-                ));
-            }
-            let share = receipt.tools.entry(call.name.clone()).or_default();
-            share.calls += 1;
-            share.tokens += tokens;
-            let step = Step {
-                turn,
-                tool: Some(call.name.clone()),
-                arguments: Some(call.arguments.clone()),
-                result: text.clone(),
-                is_error,
-                tokens,
-            };
-            (self.on_step)(&step);
-            out.steps.push(step);
-            self.transcript(&mut file, json!({"turn": turn, "tool": call.name, "arguments": call.arguments, "result": text, "isError": is_error}))?;
-            if structured {
-                let mut a = Message::new(Role::Assistant, reply.content.clone());
-                a.tool_calls = vec![call.clone()];
-                messages.push(a);
-                let mut t = Message::new(Role::Tool, text);
-                t.tool_call_id = Some(call.id.clone());
-                t.name = Some(call.name.clone());
-                messages.push(t);
-            } else {
-                messages.push(Message::new(Role::Assistant, reply.content.clone()));
-                messages.push(Message::new(
-                    Role::User,
-                    format!("Result of {}:\n{text}", call.name),
-                ));
+            self.guard.count(&texts).await
+        };
+        st.receipt.largest_prompt = st.receipt.largest_prompt.max(prompt_tokens);
+        if let Err(e) = self
+            .guard
+            .check(prompt_tokens, self.client.max_tokens as usize)
+        {
+            self.transcript(
+                &mut st.file,
+                json!({"turn": turn, "refused": e.to_string()}),
+            )?;
+            return Err(e);
+        }
+        let body = self.request(st);
+        let reply = match self.client.complete(&body).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.transcript(
+                    &mut st.file,
+                    json!({"turn": turn, "request": body, "error": e.to_string()}),
+                )?;
+                return Ok(Some(Stop::ApiError(e.to_string())));
             }
         };
+        self.transcript(
+            &mut st.file,
+            json!({"turn": turn, "request": body, "response": reply.raw}),
+        )?;
+        st.receipt.model_calls += 1;
+        st.receipt.prompt_tokens += reply.usage.prompt;
+        st.receipt.completion_tokens += reply.usage.completion;
+        st.receipt.cache_read_tokens += reply.usage.cache_read;
+
+        let found = match reply.tool_calls.first() {
+            Some(c) => TextCall::Call(c.clone()),
+            None => find_call(&reply.content, turn),
+        };
+        match found {
+            TextCall::None => Ok(self.on_text(st, &reply.content)),
+            TextCall::Malformed(e) => {
+                let text = format!("Your tool call could not be used: {e}. Reply with only {{\"name\": \"<tool>\", \"arguments\": {{...}}}}.");
+                self.record(st, None, None, text.clone(), true);
+                st.messages
+                    .push(Message::new(Role::Assistant, reply.content.clone()));
+                st.messages.push(Message::new(Role::User, text));
+                Ok(None)
+            }
+            TextCall::Call(c) => self.on_call(st, &reply, c).await,
+        }
+    }
+
+    /// The request body of this turn. Under the JSON action protocol the tool whose last
+    /// call repeated an earlier one may not be chosen (a small model at temperature 0
+    /// otherwise sends the same call until the turns run out).
+    fn request(&self, st: &RunState) -> Value {
+        let tools_offered: &[ToolSpec] = if st.json_protocol { &[] } else { &st.specs };
+        let action = st.json_protocol.then(|| {
+            let allowed: Vec<ToolSpec> = st
+                .specs
+                .iter()
+                .filter(|t| Some(&t.name) != st.repeated.as_ref())
+                .cloned()
+                .collect();
+            action_schema(if allowed.is_empty() {
+                &st.specs
+            } else {
+                &allowed
+            })
+        });
+        self.client.body(
+            &st.messages,
+            tools_offered,
+            self.opts.protocol,
+            action.as_ref(),
+        )
+    }
+
+    /// Show and keep one step.
+    fn record(
+        &mut self,
+        st: &mut RunState,
+        tool: Option<String>,
+        arguments: Option<Value>,
+        result: String,
+        is_error: bool,
+    ) {
+        let tokens = st.meter.count(&result);
+        let step = Step {
+            turn: st.out.turns,
+            tool,
+            arguments,
+            result,
+            is_error,
+            tokens,
+        };
+        (self.on_step)(&step);
+        st.out.steps.push(step);
+    }
+
+    /// A reply without a tool call: the final answer (no answer tool, after some work),
+    /// a nudge, or the end of a no-tool-call loop.
+    fn on_text(&mut self, st: &mut RunState, content: &str) -> Option<Stop> {
+        st.text_only += 1;
+        self.record(st, None, None, content.to_string(), false);
+        st.messages
+            .push(Message::new(Role::Assistant, content.to_string()));
+        if self.opts.answer_schema.is_none() && (st.out.tool_calls > 0 || st.text_only >= 2) {
+            st.out.answer = Some(Value::String(content.to_string()));
+            return Some(Stop::Final);
+        }
+        if st.text_only >= 2 {
+            return Some(Stop::NoToolCallLoop);
+        }
+        st.messages.push(Message::new(Role::User, "No tool was called. Reply with only a JSON object {\"name\": \"<tool>\", \"arguments\": {...}} to call one."));
+        None
+    }
+
+    /// A tool call: the answer, a repeat (refused, and the tool barred next turn), or a
+    /// tool run and its capped result handed back.
+    async fn on_call(
+        &mut self,
+        st: &mut RunState,
+        reply: &crate::chat::Reply,
+        call: ToolCall,
+    ) -> Result<Option<Stop>, AgentError> {
+        let opts = self.opts;
+        let turn = st.out.turns;
+        st.text_only = 0;
+        st.out.tool_calls += 1;
+        if call.name == "answer" && opts.answer_schema.is_some() {
+            let v = call
+                .arguments
+                .get("answer")
+                .cloned()
+                .unwrap_or(call.arguments.clone());
+            self.record(
+                st,
+                Some("answer".into()),
+                Some(call.arguments.clone()),
+                String::new(),
+                false,
+            );
+            st.out.answer = Some(v);
+            return Ok(Some(Stop::Answered));
+        }
+        let key = canonical(&call.name, &call.arguments);
+        st.repeated = st.seen.contains_key(&key).then(|| call.name.clone());
+        let (mut text, is_error) = match st.seen.get(&key) {
+            Some(prev) => (format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name), true),
+            None => {
+                st.seen.insert(key, turn);
+                let o = self.run_tool(&call.name, &call.arguments, st.searches).await;
+                if call.name == "search_schema" {
+                    st.searches += 1;
+                }
+                if call.name == "execute" {
+                    st.out.last_operation = call
+                        .arguments
+                        .get("operation")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    if o.is_error {
+                        st.out.executes_failed += 1
+                    } else {
+                        st.out.executes_ok += 1
+                    }
+                }
+                let (text, _) = cap_text(
+                    &o.text,
+                    usize::MAX,
+                    opts.result_tokens,
+                    &st.meter,
+                    "ask for less (a smaller limit or fewer fields)",
+                );
+                (text, o.is_error)
+            }
+        };
+        let extra = reply.tool_calls.len().saturating_sub(1);
+        if extra > 0 {
+            text.push_str(&format!(
+                "\n(Only the first of your {} tool calls was run: one tool per turn.)",
+                extra + 1
+            ));
+        }
+        self.record(
+            st,
+            Some(call.name.clone()),
+            Some(call.arguments.clone()),
+            text.clone(),
+            is_error,
+        );
+        let tokens = st.out.steps.last().map(|s| s.tokens).unwrap_or(0);
+        let share = st.receipt.tools.entry(call.name.clone()).or_default();
+        share.calls += 1;
+        share.tokens += tokens;
+        self.transcript(&mut st.file, json!({"turn": turn, "tool": call.name, "arguments": call.arguments, "result": text, "isError": is_error}))?;
+        if reply.tool_calls.is_empty() {
+            st.messages
+                .push(Message::new(Role::Assistant, reply.content.clone()));
+            st.messages.push(Message::new(
+                Role::User,
+                format!("Result of {}:\n{text}", call.name),
+            ));
+        } else {
+            let mut a = Message::new(Role::Assistant, reply.content.clone());
+            a.tool_calls = vec![call.clone()];
+            st.messages.push(a);
+            let mut t = Message::new(Role::Tool, text);
+            t.tool_call_id = Some(call.id.clone());
+            t.name = Some(call.name.clone());
+            st.messages.push(t);
+        }
+        Ok(None)
+    }
+
+    /// Close the receipt: sums, the whole-schema contrast per call, wall time, cost.
+    fn finish(&self, st: RunState, stop: Stop) -> Outcome {
+        let mut receipt = st.receipt;
         receipt.tool_payload_tokens = receipt.tools.values().map(|t| t.tokens).sum();
         receipt.schema_knowledge_tokens = ["search_schema", "introspect"]
             .iter()
@@ -481,10 +527,33 @@ impl Session<'_> {
             .map(|t| t.tokens)
             .sum();
         receipt.corpus_every_call = receipt.corpus_tokens * receipt.model_calls;
-        receipt.wall_ms = t0.elapsed().as_millis();
-        receipt.price(opts.price_in, opts.price_out);
+        receipt.wall_ms = st.t0.elapsed().as_millis();
+        receipt.price(self.opts.price_in, self.opts.price_out);
+        let mut out = st.out;
         out.stop = stop;
         out.receipt = receipt;
-        Ok(out)
+        out
     }
+}
+
+/// What a run carries from turn to turn.
+struct RunState {
+    t0: Instant,
+    specs: Vec<ToolSpec>,
+    /// The tool specs as sent (counted by the guard when tools go in the request).
+    specs_text: String,
+    json_protocol: bool,
+    messages: Vec<Message>,
+    file: Option<std::fs::File>,
+    receipt: Receipt,
+    out: Outcome,
+    /// Each call made (tool and arguments), with its turn.
+    seen: HashMap<String, usize>,
+    /// Text-only replies in a row.
+    text_only: usize,
+    /// The tool whose last call repeated an earlier one.
+    repeated: Option<String>,
+    /// search_schema calls so far (the slice strategy's budget step).
+    searches: usize,
+    meter: TokenMeter,
 }

@@ -14,7 +14,6 @@ use gqlnav_tools::Toolbox;
 
 use crate::answer::{answer_matches, is_empty_expected};
 use crate::error::BenchError;
-use crate::metrics::floor_percentile;
 
 /// How the agent sees the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -299,96 +298,4 @@ pub async fn run_agent_bench(
         }
     }
     Ok(rows)
-}
-
-/// Wilson 95% interval of `k` successes in `n`.
-pub fn wilson(k: usize, n: usize) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let (z, n_f) = (1.96f64, n as f64);
-    let p = k as f64 / n_f;
-    let center = (p + z * z / (2.0 * n_f)) / (1.0 + z * z / n_f);
-    let margin = z * ((p * (1.0 - p) + z * z / (4.0 * n_f)) / n_f).sqrt() / (1.0 + z * z / n_f);
-    (center - margin, center + margin)
-}
-
-fn summary(rows: &[&AgentRow]) -> Value {
-    let n = rows.len();
-    let k = rows.iter().filter(|r| r.success).count();
-    let (lo, hi) = wilson(k, n);
-    let mean = |f: &dyn Fn(&AgentRow) -> f64| {
-        if n == 0 {
-            0.0
-        } else {
-            rows.iter().map(|r| f(r)).sum::<f64>() / n as f64
-        }
-    };
-    let p50 = |f: &dyn Fn(&AgentRow) -> f64| {
-        let mut v: Vec<f64> = rows.iter().map(|r| f(r)).collect();
-        v.sort_by(f64::total_cmp);
-        floor_percentile(&v, 0.5).unwrap_or(0.0)
-    };
-    let mut fails: BTreeMap<String, usize> = BTreeMap::new();
-    let mut ops: BTreeMap<String, usize> = BTreeMap::new();
-    for r in rows {
-        *fails.entry(r.outcome.clone()).or_default() += 1;
-        *ops.entry(r.operation.clone()).or_default() += 1;
-    }
-    json!({
-        "rows": n, "successes": k,
-        "success": if n == 0 { 0.0 } else { k as f64 / n as f64 }, "wilson95": [lo, hi],
-        "turnsP50": p50(&|r| r.turns as f64), "turnsMean": mean(&|r| r.turns as f64),
-        "toolCallsP50": p50(&|r| r.tool_calls as f64), "toolCallsMean": mean(&|r| r.tool_calls as f64),
-        "inputTokensMean": mean(&|r| r.prompt_tokens as f64), "outputTokensMean": mean(&|r| r.completion_tokens as f64),
-        "toolPayloadMean": mean(&|r| r.tool_payload_tokens as f64),
-        "oneShot": if n == 0 { 0.0 } else { rows.iter().filter(|r| r.one_shot).count() as f64 / n as f64 },
-        "wallSecondsMean": mean(&|r| r.wall_ms as f64 / 1000.0),
-        "outcomes": fails, "operations": ops,
-    })
-}
-
-/// Per strategy and API, and per strategy overall.
-pub fn agent_json(rows: &[AgentRow], grading: &str) -> Value {
-    let mut by: BTreeMap<(String, String), Vec<&AgentRow>> = BTreeMap::new();
-    for r in rows {
-        by.entry((r.strategy.name().to_string(), r.schema_id.clone()))
-            .or_default()
-            .push(r);
-        by.entry((r.strategy.name().to_string(), "all".into()))
-            .or_default()
-            .push(r);
-    }
-    let groups: Vec<Value> = by
-        .iter()
-        .map(|((st, api), rs)| json!({"strategy": st, "api": api, "summary": summary(rs)}))
-        .collect();
-    json!({"grading": grading, "groups": groups, "rows": rows})
-}
-
-/// The board as Markdown.
-pub fn agent_markdown(rows: &[AgentRow], grading: &str) -> String {
-    let j = agent_json(rows, grading);
-    let mut s = String::from("# Agent benchmark\n\n");
-    s.push_str(&format!("Grading: {grading}\n\n"));
-    s.push_str("| strategy | api | rows | success (95% CI) | turns p50 / mean | tool calls p50 / mean | input tok / session | output tok / session | tool payload | one-shot | wall s | operation covered | outcomes |\n");
-    s.push_str(
-        "| --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
-    );
-    for g in j["groups"].as_array().into_iter().flatten() {
-        let m = &g["summary"];
-        let f = |k: &str| m[k].as_f64().unwrap_or(0.0);
-        let outcomes: Vec<String> = m["outcomes"]
-            .as_object()
-            .map(|o| o.iter().map(|(k, v)| format!("{k} {v}")).collect())
-            .unwrap_or_default();
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.1}% ({:.1}–{:.1}%) | {:.0} / {:.1} | {:.0} / {:.1} | {:.0} | {:.0} | {:.0} | {:.1}% | {:.1} | {} | {} |\n",
-            g["strategy"].as_str().unwrap_or(""), g["api"].as_str().unwrap_or(""), m["rows"], 100.0 * f("success"),
-            100.0 * m["wilson95"][0].as_f64().unwrap_or(0.0), 100.0 * m["wilson95"][1].as_f64().unwrap_or(0.0),
-            f("turnsP50"), f("turnsMean"), f("toolCallsP50"), f("toolCallsMean"), f("inputTokensMean"), f("outputTokensMean"),
-            f("toolPayloadMean"), 100.0 * f("oneShot"), f("wallSecondsMean"), m["operations"]["covered"].as_u64().unwrap_or(0), outcomes.join(", ")
-        ));
-    }
-    s
 }

@@ -9,6 +9,7 @@
 //!   and SVG plots.
 
 mod agent_bench;
+mod agent_report;
 mod answer;
 pub mod dataset;
 pub mod error;
@@ -17,8 +18,11 @@ pub mod report;
 pub mod slice_bench;
 
 pub use agent_bench::{
-    agent_json, agent_markdown, grade_outcome, load_agent_questions, operation_members,
-    run_agent_bench, wilson, AgentQuestion, AgentRow, Strategy, SLICE_BUDGETS,
+    grade_outcome, load_agent_questions, operation_members, run_agent_bench, AgentQuestion,
+    AgentRow, Strategy, SLICE_BUDGETS,
+};
+pub use agent_report::{
+    agent_json, agent_markdown, agent_svg, wilson, write_agent_report, AGENT_SVG,
 };
 pub use answer::{answer_matches, is_empty_expected};
 pub use dataset::{

@@ -56,6 +56,8 @@ pub enum SlicerKind {
     Gqlnav,
     /// The one-hop linker baseline ([`gqlnav_slice::Slicer::link`]).
     Linker,
+    /// The Swan MCP's answer, cut at this many characters ([`gqlnav_slice::Slicer::swan`]).
+    Swan(usize),
 }
 
 impl SliceConfig {
@@ -339,6 +341,7 @@ pub fn run_slice_bench(
                 let s = match cfg.slicer {
                     SlicerKind::Gqlnav => set.slicer.slice(&q.text, &q.sub_queries, &opts),
                     SlicerKind::Linker => set.slicer.link(&q.text, &opts).map(|l| l.slice),
+                    SlicerKind::Swan(max_chars) => set.slicer.swan(&q.text, max_chars, &opts),
                 }
                 .map_err(|e| BenchError::Options(format!("{}: {e}", q.id)))?;
                 let latency_ms = t0.elapsed().as_secs_f64() * 1000.0;

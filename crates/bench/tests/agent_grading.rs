@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use gqlnav_bench::{grade_outcome, load_agent_questions, operation_members, Strategy};
+use gqlnav_bench::{
+    grade_outcome, load_agent_questions, operation_members, write_agent_report, AgentRow, Strategy,
+    AGENT_SVG,
+};
 
 fn wg() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/wg")
@@ -70,4 +73,62 @@ fn questions_load_with_answers_and_outcomes_are_graded() {
         grade_outcome(q, Strategy::Navigate, &o, &schema).outcome,
         "never_executed"
     );
+}
+
+fn row(id: &str, api: &str, strategy: Strategy, success: bool, operation: &str) -> AgentRow {
+    AgentRow {
+        id: id.into(),
+        schema_id: api.into(),
+        strategy,
+        success,
+        outcome: if success { "ok" } else { "no_answer" }.into(),
+        operation: operation.into(),
+        turns: 3,
+        tool_calls: 2,
+        prompt_tokens: 1000,
+        completion_tokens: 50,
+        tool_payload_tokens: 400,
+        one_shot: false,
+        wall_ms: 1200,
+        answer: None,
+    }
+}
+
+#[test]
+fn the_report_writes_markdown_json_and_an_svg_with_one_bar_per_group() {
+    let rows = vec![
+        row("a", "github", Strategy::Navigate, true, "covered"),
+        row("b", "github", Strategy::Navigate, false, "validate"),
+        row("c", "linear", Strategy::Slice, false, "covered"),
+        row("d", "linear", Strategy::Navigate, true, "covered"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_agent_report(dir.path(), &rows, "operation only").unwrap();
+    assert_eq!(written.len(), 3);
+    let md = std::fs::read_to_string(dir.path().join("agent.md")).unwrap();
+    // navigate on github: 1 of 2, with its Wilson interval.
+    assert!(
+        md.contains("| navigate | github | 2 | 50.0% (9.5–90.5%)"),
+        "{md}"
+    );
+    let js: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("agent.json")).unwrap())
+            .unwrap();
+    assert_eq!(js["grading"], "operation only");
+    let svg = std::fs::read_to_string(dir.path().join(AGENT_SVG)).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..80.min(svg.len())]);
+    // Bars: navigate on github, linear, all; slice on linear, all; in two panels, plus
+    // the two legend swatches of each panel.
+    let bars = svg.matches("<rect").count();
+    assert!(bars >= 2 * (5 + 2), "{bars} rects");
+    for label in [
+        "github",
+        "linear",
+        "all",
+        "navigate",
+        "slice",
+        "task success",
+    ] {
+        assert!(svg.contains(label), "{label} missing from the SVG");
+    }
 }

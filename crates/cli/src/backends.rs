@@ -18,7 +18,8 @@ pub struct BackendArgs {
     /// Ranker: `structure` (structure-aware: lexical channels + type relevance + graph),
     /// `bm25` (lexical, tantivy), `vector` (embeddings: needs `--model` or
     /// `--embed-server`), `hybrid` (weighted fusion of structure and vector) or
-    /// `hybrid-rrf` (reciprocal-rank fusion). Comma-separated for several in one bench run.
+    /// `hybrid-rrf` (reciprocal-rank fusion), or `swan` (the Swan MCP's depth-scored BFS
+    /// baseline, docs/benchmarks.md). Comma-separated for several in one bench run.
     #[arg(long, short = 'b', default_value = "structure", value_name = "NAME")]
     pub backend: String,
     /// BM25 analyzer: `identifier` (splits camelCase/acronyms/`_`/`.`, light stemming,
@@ -115,12 +116,12 @@ impl BackendArgs {
                             });
                         }
                     }
-                    "structure" | "vector" | "hybrid" | "hybrid-rrf" | "hybrid-weighted" => out.push(BackendSpec {
+                    "structure" | "vector" | "hybrid" | "hybrid-rrf" | "hybrid-weighted" | "swan" => out.push(BackendSpec {
                         backend: b.to_string(),
                         analyzer: Analyzer::Identifier,
                         rendering: *r,
                     }),
-                    other => bail!("unknown backend `{other}`; expected structure, bm25, vector, hybrid or hybrid-rrf"),
+                    other => bail!("unknown backend `{other}`; expected structure, bm25, vector, hybrid, hybrid-rrf or swan"),
                 }
             }
         }
@@ -136,6 +137,7 @@ impl BackendArgs {
                 Ok(Box::new(Bm25Backend::new(c)))
             }
             "vector" => Ok(Box::new(self.vector()?)),
+            "swan" => Ok(Box::new(gqlnav_search::SwanBackend::new())),
             "hybrid-rrf" => Ok(Box::new(gqlnav_embed::HybridBackend::rrf(
                 Box::new(self.vector()?),
                 self.build(&BackendSpec {

@@ -77,6 +77,10 @@ pub struct AgentArgs {
     /// Whole-request timeout of each model call, seconds.
     #[arg(long, default_value_t = 300, value_name = "SECONDS")]
     pub model_timeout: u64,
+    /// Whole-request timeout of each upstream call made by `execute`, seconds (a timeout
+    /// comes back to the model as a tool error; the run goes on).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub upstream_timeout: u64,
     /// The whole schema in the system prompt and execute as the only tool (the seed's
     /// comparison). The truncation guard refuses it when it does not fit.
     #[arg(long)]
@@ -128,11 +132,12 @@ fn short(v: &Value) -> String {
 pub fn run(a: AgentArgs) -> Result<()> {
     let graph = Arc::new(a.schema.load(a.json)?);
     let headers = a.schema.endpoint_options()?.headers;
-    let config = ToolsConfig {
+    let mut config = ToolsConfig {
         endpoint: a.endpoint.clone(),
         headers,
         ..ToolsConfig::default()
     };
+    config.policy.timeout = Duration::from_secs(a.upstream_timeout.max(1));
     if a.endpoint.is_none() && !a.json {
         eprintln!("gqlnav: no --endpoint: execute will say that no upstream is configured");
     }
@@ -399,10 +404,9 @@ pub fn run_bench(
         print!("{md}");
     }
     if let Some(dir) = report {
-        std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join("agent.md"), &md)?;
-        std::fs::write(dir.join("agent.json"), serde_json::to_string_pretty(&js)?)?;
-        eprintln!("wrote {}/agent.md, agent.json", dir.display());
+        let written = gqlnav_bench::write_agent_report(dir, &rows, grading)?;
+        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        eprintln!("wrote {}", names.join(", "));
     }
     Ok(())
 }

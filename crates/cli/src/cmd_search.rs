@@ -29,6 +29,11 @@ pub struct SearchArgs {
     /// Take hits in rank order until the next would exceed this many tokens.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
+    /// Take hits in rank order until the next would take the answer (each hit's text and
+    /// its path to the root) over this many characters. Default with `--backend swan`:
+    /// 10,000, the Swan MCP's own cap; otherwise no cap.
+    #[arg(long, value_name = "CHARS", conflicts_with = "budget")]
+    pub max_chars: Option<usize>,
     /// Token encoding: o200k_base, cl100k_base, or tokenizer:PATH (a Hugging Face
     /// tokenizer.json, or its directory: the model's own counts).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
@@ -54,30 +59,42 @@ pub fn run(a: SearchArgs) -> Result<()> {
     let t0 = Instant::now();
     backend.index(&ctx)?;
     let index_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    // With a budget, hits are taken in rank order until the next would exceed it (at
-    // most 100); without one, the first k. One rule for every surface: search::page.
+    // With a budget (tokens, or characters), hits are taken in rank order until the next
+    // would exceed it (at most 100); without one, the first k. One rule for every
+    // surface: search::page, with the hit's cost in the budget's unit.
+    let max_chars = a.max_chars.or_else(|| {
+        (spec.backend == "swan" && a.budget.is_none()).then_some(gqlnav_search::SWAN_MAX_CHARS)
+    });
+    let cap = a.budget.or(max_chars);
     let req = PageRequest {
-        budget: a.budget,
-        ..PageRequest::first(if a.budget.is_some() {
-            a.k.max(100)
-        } else {
-            a.k
-        })
+        budget: cap,
+        ..PageRequest::first(if cap.is_some() { a.k.max(100) } else { a.k })
     };
     let t1 = Instant::now();
     let scored = backend.search(&Query::new(a.query.clone()), req.depth())?;
     let search_ms = t1.elapsed().as_secs_f64() * 1000.0;
     let page = gqlnav_search::page(&scored, &req, |slot| {
         let h = ctx.hit(slot.rank, slot.scored, slot.score, 1);
-        let t = h.tokens;
-        (h, t)
+        let cost = match max_chars {
+            Some(_) => {
+                h.text.chars().count()
+                    + h.paths_to_root
+                        .first()
+                        .map(|p| p.iter().map(|c| c.chars().count() + 3).sum())
+                        .unwrap_or(0)
+            }
+            None => h.tokens,
+        };
+        (h, cost)
     });
+    let chars = max_chars.map(|_| page.tokens);
     let hits = page.items;
     let total: usize = hits.iter().map(|h| h.tokens).sum();
     if a.json {
         return print_json(&json!({
             "query": a.query, "backend": backend.name(), "encoding": a.encoding.name(),
             "hits": hits, "totalTokens": total, "budget": a.budget,
+            "maxChars": max_chars, "chars": chars,
             "indexMs": index_ms, "searchMs": search_ms,
         }));
     }
@@ -114,9 +131,11 @@ pub fn run(a: SearchArgs) -> Result<()> {
         hits.len(),
         total,
         a.encoding,
-        a.budget
-            .map(|b| format!(" within a budget of {b}"))
-            .unwrap_or_default(),
+        match (a.budget, max_chars) {
+            (Some(b), _) => format!(" within a budget of {b}"),
+            (None, Some(m)) => format!(", {} of at most {m} characters", chars.unwrap_or(0)),
+            _ => String::new(),
+        },
         index_ms,
         search_ms
     );

@@ -148,10 +148,16 @@ pub struct SliceBenchArgs {
     /// Grade closed (validating) slices.
     #[arg(long)]
     pub closed: bool,
-    /// `gqlnav` (our slicer) or `linker` (the one-hop linker baseline: the types the
-    /// question names plus one hop, whole types while they fit; see `gqlnav link`).
-    #[arg(long, default_value = "gqlnav", value_parser = ["gqlnav", "linker"])]
+    /// `gqlnav` (our slicer), `linker` (the one-hop linker baseline: the types the
+    /// question names plus one hop, whole types while they fit; see `gqlnav link`) or
+    /// `swan` (the Swan MCP's answer: its depth-scored hits with their walks to the root,
+    /// cut at --swan-max-chars; also chosen by `--backend swan`). The baselines take the
+    /// budgets as given (linker) or ignore them (swan: one row, its own cap).
+    #[arg(long, default_value = "gqlnav", value_parser = ["gqlnav", "linker", "swan"])]
     pub slicer: String,
+    /// The Swan answer's cap in characters (the original's default).
+    #[arg(long, default_value_t = gqlnav_search::SWAN_MAX_CHARS, value_name = "CHARS")]
+    pub swan_max_chars: usize,
     /// Override selection knobs, as JSON (see `gqlnav slice --help`).
     #[arg(long, value_name = "JSON", value_parser = parse_knobs_arg)]
     pub knobs: Option<Knobs>,
@@ -228,6 +234,9 @@ pub fn run_bench(
 ) -> Result<()> {
     let ids: Vec<&str> = args.schema_ids.iter().map(String::as_str).collect();
     let name = backend.backend.trim();
+    if args.slicer == "swan" || name == "swan" {
+        return run_swan_bench(args, &ids);
+    }
     let sets = match SlicerRanker::from_flags(backend, format)? {
         None => gqlnav_bench::load_wg_sets(&args.wg, &ids),
         Some(r) => {
@@ -273,16 +282,39 @@ pub fn run_bench(
         configs.push(c);
     }
     let runs = gqlnav_bench::run_slice_bench(&sets, &configs)?;
+    print_slice_board(args, &runs)
+}
+
+/// The Swan baseline's slice row: one configuration, its own character cap.
+fn run_swan_bench(args: &SliceBenchArgs, ids: &[&str]) -> Result<()> {
+    let sets = gqlnav_bench::load_wg_sets(&args.wg, ids)
+        .with_context(|| format!("loading {}", args.wg.display()))?;
+    let mut c = gqlnav_bench::SliceConfig::new(
+        format!(
+            "slice-swan-{}-c{}",
+            args.slice_style.name(),
+            args.swan_max_chars
+        ),
+        None,
+    );
+    c.slicer = gqlnav_bench::SlicerKind::Swan(args.swan_max_chars);
+    c.style = args.slice_style;
+    c.closed = args.closed;
+    let runs = gqlnav_bench::run_slice_bench(&sets, &[c])?;
+    print_slice_board(args, &runs)
+}
+
+fn print_slice_board(args: &SliceBenchArgs, runs: &[gqlnav_bench::SliceRunResult]) -> Result<()> {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&gqlnav_bench::slice_json(&runs))?
+            serde_json::to_string_pretty(&gqlnav_bench::slice_json(runs))?
         );
     } else {
-        print!("{}", gqlnav_bench::slice_markdown(&runs));
+        print!("{}", gqlnav_bench::slice_markdown(runs));
     }
     if let Some(dir) = &args.report {
-        for p in gqlnav_bench::write_slice_report(dir, &runs)? {
+        for p in gqlnav_bench::write_slice_report(dir, runs)? {
             eprintln!("wrote {}", p.display());
         }
     }

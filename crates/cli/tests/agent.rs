@@ -575,3 +575,78 @@ fn an_unreachable_model_is_a_clear_error() {
     let (out, _) = agent(&["x", "--model-url", "ftp://x"], &[]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--model-url"));
 }
+
+/// An upstream that accepts the request and never answers.
+fn stalling_upstream() -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async move {
+            let app = Router::new().route(
+                "/graphql",
+                post(|| async {
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    Json(json!({"data": null}))
+                }),
+            );
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(l.local_addr().unwrap()).unwrap();
+            axum::serve(l, app).await.unwrap();
+        });
+    });
+    format!("http://{}/graphql", rx.recv().unwrap())
+}
+
+#[test]
+fn an_upstream_that_times_out_is_a_tool_error_and_the_run_goes_on() {
+    let endpoint = stalling_upstream();
+    let (url, script) = scripted(
+        vec![
+            openai_call(
+                "execute",
+                json!({"operation": "{ books { nodes { title } } }"}),
+                100,
+            ),
+            openai_text("The API did not answer in time.", 120),
+        ],
+        None,
+    );
+    let t0 = std::time::Instant::now();
+    let (out, v) = agent(
+        &[
+            "list the books",
+            "--schema",
+            "builtin:demo",
+            "--endpoint",
+            &endpoint,
+            "--upstream-timeout",
+            "1",
+            "--model-url",
+            &url,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(t0.elapsed().as_secs() < 30, "the 1 s timeout held");
+    let step = &v["steps"][0];
+    assert_eq!(step["tool"], "execute");
+    assert_eq!(step["isError"], true);
+    let text = step["result"].as_str().unwrap();
+    assert!(text.contains("did not answer within 1 s"), "{text}");
+    assert_eq!(v["executesFailed"], 1);
+    assert_eq!(v["stop"]["reason"], "final");
+    // The model was told: the second request carries the timeout as the tool result.
+    let g = script.lock().unwrap();
+    let msgs = g.seen[1].1["messages"].as_array().unwrap();
+    let last = msgs.last().unwrap();
+    assert_eq!(last["role"], "tool");
+    assert!(last["content"]
+        .as_str()
+        .unwrap()
+        .contains(text.lines().next().unwrap()));
+}

@@ -58,6 +58,8 @@ pub struct Slicer {
     pub(crate) n_types: usize,
     /// Every schema name split into its matching terms, once.
     pub(crate) names: NameTerms,
+    /// The Swan baseline's index, built on its first use ([`Slicer::swan`]).
+    pub(crate) swan: std::sync::OnceLock<gqlnav_search::SwanBackend>,
 }
 
 impl Slicer {
@@ -148,6 +150,7 @@ impl Slicer {
             owner_id: Vec::new(),
             n_types: 0,
             names,
+            swan: Default::default(),
         };
         let mut ids: HashMap<&str, usize> = HashMap::default();
         let owner_id: Vec<usize> = slicer

@@ -53,6 +53,7 @@ mod pick;
 mod relevance;
 mod render;
 mod selection;
+mod swan;
 mod value;
 
 pub use closure::Pruner;

@@ -244,6 +244,27 @@ impl Slicer {
                 misses += 1;
             }
         }
+        let partial = kept.is_empty() && !types.is_empty();
+        Ok(self.selection_slice(sel, rel, left, partial, opts))
+    }
+
+    /// The slice that renders `sel` (a `# not shown` line when it still fits): the last
+    /// step of the baselines that choose their members themselves (linker, swan).
+    pub(crate) fn selection_slice(
+        &self,
+        sel: Selection,
+        rel: Relevance,
+        left_out: Vec<String>,
+        partial: bool,
+        opts: &SliceOptions,
+    ) -> Slice {
+        let pr = Pruner::with_names(&self.graph, &rel, &self.names);
+        let ropts = RenderOptions {
+            style: opts.style,
+            closed: opts.closed,
+            enum_small: opts.knobs.enum_small,
+        };
+        let meter = self.meter(opts.encoding);
         let r = render(&self.graph, &sel, &pr, ropts);
         let mut sdl = r.body;
         if !opts.closed && !r.not_shown.is_empty() {
@@ -255,7 +276,7 @@ impl Slicer {
             }
         }
         let tokens = meter.count(&sdl);
-        Ok(Slice {
+        Slice {
             sdl,
             tokens,
             encoding: opts.encoding,
@@ -266,11 +287,11 @@ impl Slicer {
             coordinates: r.coordinates,
             types: r.types,
             not_shown: r.not_shown,
-            left_out: left,
-            partial: kept.is_empty() && !types.is_empty(),
+            left_out,
+            partial,
             selection: sel,
             relevance: rel,
-        })
+        }
     }
 
     /// Every field of `ty` with every argument, and the query-root fields returning it

@@ -28,6 +28,10 @@ pub struct CompactError {
     pub did_you_mean: Vec<String>,
     /// Types worth introspecting to fix it.
     pub introspect: Vec<String>,
+    /// The concrete change that fixes it, when one is known (the selection a field of
+    /// object type needs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 impl CompactError {
@@ -43,10 +47,23 @@ impl CompactError {
                 self.did_you_mean.join(", ")
             ));
         }
+        if let Some(f) = &self.fix {
+            s.push_str(&format!(" Fix: {f}."));
+        }
         if !self.introspect.is_empty() {
             s.push_str(&format!(" Introspect {}.", self.introspect.join(", ")));
         }
         s
+    }
+
+    fn plain(message: impl Into<String>) -> Self {
+        CompactError {
+            message: message.into(),
+            location: None,
+            did_you_mean: Vec::new(),
+            introspect: Vec::new(),
+            fix: None,
+        }
     }
 }
 
@@ -89,11 +106,35 @@ fn arg_suggestions(graph: &SchemaGraph, field_coord: &str, bad: &str) -> Vec<Str
         .collect()
 }
 
-/// Turn an apollo-compiler message into a compact error with suggestions.
-pub fn compact_error(graph: &SchemaGraph, message: &str, location: Option<String>) -> CompactError {
+/// The fix for a field of composite type selected without fields: apollo's report label
+/// (`` `T.f` is an object type `R` and must select fields ``) names the field and its
+/// type, and the fix is a small valid selection of that type (a connection's
+/// `nodes { … } pageInfo { … }`), which small models otherwise never find: the WG
+/// baseline's 1.5B model resent a connection without `nodes` until its turns ran out.
+fn subselection_fix(graph: &SchemaGraph, report: &str) -> Option<(String, String)> {
+    let label = report.lines().find(|l| l.contains("must select fields"))?;
+    let ticks = backticked(label);
+    let (coord, ty) = (ticks.first()?, ticks.get(1)?);
+    let field = coord.rsplit('.').next().unwrap_or(coord);
+    let set = crate::compile::example_selection(&graph.schema, ty)?;
+    Some((
+        ty.clone(),
+        format!("`{coord}` returns `{ty}`, so select its fields, e.g. `{field} {set}`"),
+    ))
+}
+
+/// Turn an apollo-compiler message into a compact error with suggestions. `report` is
+/// the diagnostic's full text (its labels name what the message leaves out), when known.
+pub fn compact_error(
+    graph: &SchemaGraph,
+    message: &str,
+    location: Option<String>,
+    report: Option<&str>,
+) -> CompactError {
     let ticks = backticked(message);
     let mut did_you_mean = Vec::new();
     let mut introspect = Vec::new();
+    let mut fix = None;
     let msg = message.trim().trim_end_matches('.').to_string();
     if msg.contains("does not have a field") && ticks.len() >= 2 {
         // type `T` does not have a field `f`
@@ -120,12 +161,19 @@ pub fn compact_error(graph: &SchemaGraph, message: &str, location: Option<String
                 introspect.push(t.clone());
             }
         }
+        if let Some((ty, f)) = report.and_then(|r| subselection_fix(graph, r)) {
+            if !introspect.contains(&ty) {
+                introspect.push(ty);
+            }
+            fix = Some(f);
+        }
     }
     CompactError {
         message: msg,
         location,
         did_you_mean,
         introspect,
+        fix,
     }
 }
 
@@ -166,14 +214,7 @@ pub fn check_operation(
 ) -> Result<(Valid<ExecutableDocument>, OpInfo), Vec<CompactError>> {
     let (operation, operation_name) = (op.text, op.name);
     let (ast, cost) = parse_and_check(schema, operation, operation_name, op.variables, limits)
-        .map_err(|e| {
-            vec![CompactError {
-                message: e.to_string(),
-                location: None,
-                did_you_mean: Vec::new(),
-                introspect: Vec::new(),
-            }]
-        })?;
+        .map_err(|e| vec![CompactError::plain(e.to_string())])?;
     // The cost pass parsed it already; a document with syntax errors is parsed again by
     // apollo so its errors come with their locations.
     let validated = match &ast {
@@ -188,17 +229,18 @@ pub fn check_operation(
                 let loc = d
                     .line_column_range()
                     .map(|r| format!("{}:{}", r.start.line, r.start.column));
-                out.push(compact_error(graph, &d.error.to_string(), loc));
+                let report = d.to_string();
+                out.push(compact_error(
+                    graph,
+                    &d.error.to_string(),
+                    loc,
+                    Some(&report),
+                ));
             }
             // Errors that name a fix first; cascades (missing subselection) last.
-            out.sort_by_key(|e| e.did_you_mean.is_empty());
+            out.sort_by_key(|e| e.did_you_mean.is_empty() && e.fix.is_none());
             if out.is_empty() {
-                out.push(CompactError {
-                    message: "the operation does not parse".into(),
-                    location: None,
-                    did_you_mean: Vec::new(),
-                    introspect: Vec::new(),
-                });
+                out.push(CompactError::plain("the operation does not parse"));
             }
             return Err(out);
         }
@@ -221,12 +263,7 @@ pub fn check_operation(
                     names.join(", ")
                 ),
             };
-            return Err(vec![CompactError {
-                message,
-                location: None,
-                did_you_mean: Vec::new(),
-                introspect: Vec::new(),
-            }]);
+            return Err(vec![CompactError::plain(message)]);
         }
     };
     let root_fields = op.root_fields(&doc).map(|f| f.name.to_string()).collect();

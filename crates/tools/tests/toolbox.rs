@@ -103,6 +103,44 @@ fn introspect_validate_and_execute_say_what_to_fix() {
     assert!(out.text.contains("--endpoint"), "{}", out.text);
 }
 
+#[test]
+fn a_connection_selected_without_fields_gets_the_selection_it_needs() {
+    // The WG baseline's small model resent `issues` without `nodes` until its turns ran
+    // out; the error now carries a selection that validates.
+    let tools = common::toolbox("linear");
+    let out = tools.validate(&OperationRequest::new("{ issues(first: 5) }"));
+    assert!(out.is_error);
+    assert!(
+        out.text
+            .contains("Fix: `Query.issues` returns `IssueConnection`"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("nodes {"), "{}", out.text);
+    let fix = out
+        .text
+        .split("e.g. `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .expect("a fix in backticks");
+    let fixed = fix.replacen("issues", "issues(first: 5)", 1);
+    let again = tools.validate(&OperationRequest::new(format!("{{ {fixed} }}")));
+    assert!(
+        !again.is_error,
+        "the suggested `{fixed}` must validate: {}",
+        again.text
+    );
+
+    // A union gets its members' fragments; a leaf-only object gets its leaves.
+    let tools = common::toolbox("github");
+    let out = tools.validate(&OperationRequest::new(
+        "{ repository(owner: \"a\", name: \"b\") { owner } }",
+    ));
+    assert!(out.is_error);
+    assert!(out.text.contains("`RepositoryOwner`"), "{}", out.text);
+    assert!(out.text.contains("e.g. `owner {"), "{}", out.text);
+}
+
 /// The coordinates of a ranked page's results, in order.
 fn result_coordinates(v: &serde_json::Value) -> Vec<String> {
     v["results"]

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 pub use format::ToolFormat;
 pub use pick::root_fields_by_reach;
-pub use selection::{FieldPathError, SelectionLimits};
+pub use selection::{example_selection, FieldPathError, SelectionLimits};
 
 use input::{first_paragraph, InputCompiler, InputStyle};
 use selection::{field_count, print, Selector};

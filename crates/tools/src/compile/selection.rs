@@ -79,6 +79,42 @@ pub(crate) fn print(set: &[Sel], indent: usize, out: &mut String) {
     }
 }
 
+/// A selection set on one line: `{ a b { c } }`.
+pub(crate) fn inline(set: &[Sel]) -> String {
+    let mut out = String::from("{");
+    for s in set {
+        out.push(' ');
+        out.push_str(&s.head);
+        if !s.children.is_empty() {
+            out.push(' ');
+            out.push_str(&inline(&s.children));
+        }
+    }
+    out.push_str(" }");
+    out
+}
+
+/// A small valid selection of `ty` on one line, for an error that says a field must
+/// select fields: 2 levels, 6 fields per set, 16 in all (a connection becomes
+/// `nodes { … } pageInfo { … }`). `None` for a type that takes no selection.
+pub fn example_selection(schema: &Schema, ty: &str) -> Option<String> {
+    let sel = Selector {
+        schema,
+        limits: SelectionLimits {
+            max_depth: 2,
+            max_fields: 6,
+            max_total: 16,
+            ..SelectionLimits::default()
+        },
+    };
+    if !sel.is_composite(ty) {
+        return None;
+    }
+    let mut budget = sel.limits.max_total;
+    let set = sel.default_set(ty, 1, &mut Vec::new(), &mut budget);
+    Some(inline(&set))
+}
+
 /// A field path that does not fit the schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldPathError {
