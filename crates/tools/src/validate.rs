@@ -237,8 +237,13 @@ pub fn check_operation(
                     Some(&report),
                 ));
             }
-            // Errors that name a fix first; cascades (missing subselection) last.
-            out.sort_by_key(|e| e.did_you_mean.is_empty() && e.fix.is_none());
+            // Errors that name the right spelling first, then those with a concrete fix;
+            // a missing subselection is often the cascade of a misspelt field inside it.
+            out.sort_by_key(|e| match (e.did_you_mean.is_empty(), e.fix.is_none()) {
+                (false, _) => 0,
+                (true, false) => 1,
+                (true, true) => 2,
+            });
             if out.is_empty() {
                 out.push(CompactError::plain("the operation does not parse"));
             }
