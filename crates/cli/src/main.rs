@@ -5,6 +5,7 @@ mod backends;
 mod cmd_agent;
 mod cmd_bench;
 mod cmd_corpus;
+mod cmd_docs;
 mod cmd_index;
 mod cmd_search;
 mod cmd_serve;
@@ -113,6 +114,9 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         after_help = "Examples:\n  gqlnav tools --select repository,search                 MCP tool specs for two root fields\n  gqlnav tools --for \"open issues of a repository\" --format openai\n  gqlnav tools --schema schema.graphql --refs inline --nullable anyof --format openai\n  gqlnav tools --schema schema.graphql --json             report: validation, skipped, tokens with/without $defs\n  gqlnav tools --select repository --operations          the compiled GraphQL operations\n  gqlnav serve --schema schema.graphql --tools auto       serve them beside the navigation tools"
     )]
     Tools(Box<cmd_tools::ToolsArgs>),
+    /// Documentation search next to the schema: index a docs site (sitemap, site root or
+    /// local HTML/Markdown) into sections and chunks, search it, grade it.
+    Docs(Box<cmd_docs::DocsArgs>),
     /// Print the loaded schema as SDL or as an introspection result (JSON), e.g. to
     /// convert an endpoint's introspection into a schema file.
     #[command(
@@ -167,6 +171,7 @@ fn main() {
         Command::Export { schema, format } => run_export(schema, &format),
         Command::Index(a) => cmd_index::run(*a),
         Command::Tools(a) => cmd_tools::run(*a),
+        Command::Docs(a) => cmd_docs::run(*a),
         Command::Agent(a) => cmd_agent::run(*a),
         Command::Link { args, schema } => schema
             .load(args.json)
