@@ -68,6 +68,24 @@ pub struct ServeArgs {
     /// Most compiled tools with `--tools auto` (default 16).
     #[arg(long, value_name = "N")]
     pub max_compiled_tools: Option<usize>,
+    /// Also serve the API's documentation through the MCP tool `search_docs`: a saved
+    /// index (`gqlnav docs index … --out DIR`), a directory of HTML/Markdown, a site root
+    /// or a sitemap.xml URL (indexed at start into --docs-index-dir, or served from the
+    /// last index there).
+    #[arg(long, value_name = "DIR|URL")]
+    pub docs: Option<String>,
+    /// Where a --docs source is indexed. Default: $XDG_CACHE_HOME/gqlnav/docs/<hash of
+    /// the source> (~/.cache when unset).
+    #[arg(long, value_name = "DIR", requires = "docs")]
+    pub docs_index_dir: Option<PathBuf>,
+    /// Reindex --docs on this schedule (incremental: unchanged pages are reused), e.g.
+    /// 6h, 30m, 90s. A failed reindex keeps the old index and logs why. Default: never.
+    #[arg(long, value_name = "DURATION", requires = "docs", value_parser = parse_duration)]
+    pub docs_reindex: Option<Duration>,
+    /// Embedding model for hybrid docs search (the one the index was built with);
+    /// without it docs search is BM25.
+    #[arg(long, value_name = "DIR", requires = "docs")]
+    pub docs_model: Option<PathBuf>,
     /// The ranker that answers search and budgeted slices (one ranker for both).
     #[command(flatten)]
     pub backend: BackendArgs,
@@ -158,12 +176,88 @@ pub fn run(
     let config = config_from(&args, headers)?;
     let factory = backend_factory(&args.backend, config.index_dir.clone())?;
     let stdio = config.http.is_none() && !(args.no_stdio && config.graphql.is_some());
+    let docs = match &args.docs {
+        None => None,
+        Some(src) => Some(gqlnav_serve::DocsServe {
+            live: Arc::new(open_docs(&args, src)?),
+            reindex: args.docs_reindex,
+        }),
+    };
     gqlnav_serve::launch(LaunchOptions {
         graph,
         source,
         config,
         factory: Some(factory),
         stdio,
+        docs,
     })?;
     Ok(())
+}
+
+/// `6h`, `30m`, `90s`, `2d` or plain seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration like 6h, 30m or 90s"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => return Err(format!("`{s}`: the unit must be s, m, h or d (e.g. 6h)")),
+    };
+    if secs == 0 {
+        return Err("a reindex interval must be at least 1s".into());
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// The default index directory of a docs source: one per source under the user cache.
+fn default_docs_dir(src: &str) -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let abs = std::fs::canonicalize(src)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| src.to_string());
+    base.join("gqlnav")
+        .join("docs")
+        .join(&gqlnav_docs::content_hash(abs.as_bytes())[..16])
+}
+
+/// Load or build the served docs index, with a progress bar while a first build runs.
+fn open_docs(args: &ServeArgs, src: &str) -> Result<gqlnav_docs::LiveDocs> {
+    use anyhow::Context;
+    let dir = args
+        .docs_index_dir
+        .clone()
+        .unwrap_or_else(|| default_docs_dir(src));
+    let origin = gqlnav_docs::DocsOrigin::parse(src, dir, gqlnav_docs::BuildOptions::default())?;
+    let embedder: Option<Arc<dyn gqlnav_embed::Embedder>> = match &args.docs_model {
+        None => None,
+        Some(d) => Some(Arc::new(
+            gqlnav_embed::LocalModel::load(d, gqlnav_embed::PromptOverride::default())
+                .with_context(|| format!("loading the docs model from {}", d.display()))?,
+        )),
+    };
+    let bar = crate::common::progress(0, "docs pages");
+    let t0 = std::time::Instant::now();
+    let live = gqlnav_docs::LiveDocs::open(origin, embedder, &|_, done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })
+    .with_context(|| format!("serving the docs {src}"))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "gqlnav: docs ready from {} ({} chunks, {:?} search) in {} ms",
+        live.origin().describe(),
+        live.searcher().index.chunks.len(),
+        live.mode(),
+        t0.elapsed().as_millis()
+    );
+    Ok(live)
 }

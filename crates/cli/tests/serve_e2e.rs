@@ -107,6 +107,10 @@ fn check_github_results(v: &Value) {
     for t in ["search_schema", "introspect", "validate", "execute"] {
         assert!(names.contains(&t), "tool {t} missing: {names:?}");
     }
+    assert!(
+        !names.contains(&"search_docs"),
+        "search_docs is listed without --docs: {names:?}"
+    );
     let search_tool = named(&v["tools"], "search_schema");
     assert_eq!(
         search_tool["inputSchema"]["properties"]["limit"]["default"],
@@ -837,4 +841,133 @@ fn gqlnav_index_then_serve_from_it_and_a_stale_index_is_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("gqlnav index"), "{err}");
+}
+
+/// The bundled Python documentation pages (PSF licence, crates/docs/tests/fixtures).
+fn python_page(name: &str) -> std::path::PathBuf {
+    common::root()
+        .join("crates/docs/tests/fixtures/python/library")
+        .join(name)
+}
+
+/// Wait until `pred` holds for a fresh MCP session's calls, at most `secs`.
+fn poll_docs(url: &str, calls: &Value, secs: u64, pred: impl Fn(&Value) -> bool) -> Value {
+    let t0 = std::time::Instant::now();
+    loop {
+        let v = py(&["http", &calls.to_string(), url]);
+        if pred(&v) || t0.elapsed().as_secs() > secs {
+            return v;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
+
+/// `serve --docs DIR`: the Python SDK lists `search_docs` and gets ranked sections with
+/// links; a scheduled reindex picks up a new page and swaps it in (the generation rises);
+/// a reindex that finds nothing indexable fails, is logged, and the old index still answers.
+#[test]
+fn mcp_python_sdk_searches_docs_and_reindexing_swaps_or_keeps_the_index() {
+    let site = tempfile::tempdir().unwrap();
+    let lib = site.path().join("library");
+    std::fs::create_dir_all(&lib).unwrap();
+    for p in ["json.html", "csv.html"] {
+        std::fs::copy(python_page(p), lib.join(p)).unwrap();
+    }
+    let idx = tempfile::tempdir().unwrap();
+    let log = idx.path().join("serve.log");
+    let (_srv, url) = mcp_http(
+        "singapore",
+        &[
+            "--docs",
+            site.path().to_str().unwrap(),
+            "--docs-index-dir",
+            idx.path().join("docs").to_str().unwrap(),
+            "--docs-reindex",
+            "1s",
+            "--log-file",
+            log.to_str().unwrap(),
+            "--reload-seconds",
+            "0",
+        ],
+    );
+    let first = json!([
+        ["search_docs", {"query": "serialize a Python dict to a JSON formatted string", "limit": 3}],
+        ["search_docs", {"query": "  "}],
+        ["search_docs", {"query": "read rows from a CSV file", "limit": 10, "budgetTokens": 300}],
+        ["search_docs", {"query": "wrap paragraphs of text to a width"}]
+    ]);
+    let v = py(&["http", &first.to_string(), &url]);
+    let tool = named(&v["tools"], "search_docs");
+    assert!(tool["schemaError"].is_null(), "{}", tool["schemaError"]);
+    assert_eq!(tool["annotations"]["readOnlyHint"], true);
+    assert!(tool["inputSchema"]["properties"]["budgetTokens"].is_object());
+    let c = calls(&v);
+    let t = ok_text(c, 0);
+    let hits = c[0]["structured"]["hits"].as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 3, "{t}");
+    assert!(
+        hits[0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("library/json.html#"),
+        "the JSON page should rank first: {t}"
+    );
+    assert!(t.contains("library/json.html#"), "{t}");
+    assert_eq!(c[0]["structured"]["generation"], 1);
+    assert_tool_error(c, 1, "empty");
+    let st = &c[2]["structured"];
+    assert!(st["tokens"].as_u64().unwrap() <= 300, "{st}");
+    assert!(
+        st["hits"][0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("library/csv.html"),
+        "{st}"
+    );
+    assert!(
+        !ok_text(c, 3).contains("textwrap.html"),
+        "no textwrap page yet"
+    );
+
+    // A new page: the schedule reindexes and swaps it in.
+    std::fs::copy(python_page("textwrap.html"), lib.join("textwrap.html")).unwrap();
+    let wrap =
+        json!([["search_docs", {"query": "wrap paragraphs of text to a width", "limit": 3}]]);
+    let found = |v: &Value| {
+        calls(v)[0]["structured"]["hits"][0]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("library/textwrap.html"))
+    };
+    let v = poll_docs(&url, &wrap, 60, found);
+    assert!(
+        found(&v),
+        "the new page was not indexed: {}",
+        calls(&v)[0]["text"]
+    );
+    let gen = calls(&v)[0]["structured"]["generation"].as_u64().unwrap();
+    assert!(gen >= 2, "generation {gen}");
+
+    // The site loses every page: each reindex fails, the failure is logged and the last
+    // good index keeps answering.
+    for p in ["json.html", "csv.html", "textwrap.html"] {
+        std::fs::remove_file(lib.join(p)).unwrap();
+    }
+    let t0 = std::time::Instant::now();
+    let logged = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("docs reindex failed, the last index is kept")
+    };
+    while !logged() && t0.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(logged(), "no failure logged: {text}");
+    assert!(text.contains("no sections found"), "{text}");
+    let v = py(&["http", &wrap.to_string(), &url]);
+    assert!(
+        found(&v),
+        "the old index was lost: {}",
+        calls(&v)[0]["text"]
+    );
 }

@@ -19,6 +19,14 @@ pub enum DocsError {
     Sitemap { url: String, reason: String },
     #[error("embedding: {0}")]
     Embed(String),
+    #[error(
+        "no sections found in {site} ({skipped} pages skipped{first}); the last index is kept"
+    )]
+    Empty {
+        site: String,
+        skipped: usize,
+        first: String,
+    },
     #[error("BM25 index: {0}")]
     Tantivy(#[from] tantivy::TantivyError),
 }

@@ -195,6 +195,14 @@ impl DocsIndex {
         Ok(gen)
     }
 
+    /// The generation `CURRENT` in `dir` names, if `dir` holds an index.
+    pub fn current_generation(dir: &Path) -> Option<String> {
+        std::fs::read_to_string(dir.join(CURRENT))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    }
+
     /// Open the generation `CURRENT` points to.
     pub fn load(dir: &Path) -> Result<DocsIndex, DocsError> {
         let cur = dir.join(CURRENT);

@@ -6,11 +6,13 @@
 //! - [`html`]: HTML / Markdown → main content → sections (anchor, heading path, text).
 //! - [`source`]: where pages come from, with the fetch safety rules, and the index build.
 //! - [`index`]: chunks, ids, the saved form (generations behind an atomic `CURRENT`).
+//! - [`live`]: a served index that reindexes on a schedule and swaps atomically.
 //! - [`search`]: BM25 / vector / hybrid search, one hit per section, under a budget.
 
 mod error;
 mod html;
 mod index;
+mod live;
 mod search;
 mod source;
 
@@ -20,5 +22,6 @@ pub use index::{
     chunk_id, chunk_page, content_hash, Chunk, DocsIndex, Manifest, PageRecord, CHUNK_OVERLAP,
     CHUNK_TOKENS,
 };
+pub use live::{DocsOrigin, LiveDocs, Reindexed};
 pub use search::{DocHit, DocResults, DocsSearcher, Mode};
 pub use source::{build_index, BuildOptions, BuildStats, FetchPolicy, Source};

@@ -34,7 +34,7 @@ use gqlnav_tools::{BackendFactory, Toolbox};
 pub use config::{CompiledTools, ConfigError, ServeConfig, DEFAULT_MAX_COMPILED};
 pub use error::ServeError;
 pub use graphql::{graphql_router, handle_request, run_graphql, served_schema, GraphqlRequest};
-pub use mcp::{http_router, run_http, GqlnavMcp};
+pub use mcp::{http_router, run_http, DocsRequest, GqlnavMcp};
 pub use state::AppState;
 pub use stdio::{run_stdio, MAX_LINE_BYTES};
 
@@ -115,6 +115,15 @@ pub struct LaunchOptions {
     pub factory: Option<BackendFactory>,
     /// Serve MCP over stdio when no HTTP address is configured.
     pub stdio: bool,
+    /// Documentation served by `search_docs`, and how often to reindex it.
+    pub docs: Option<DocsServe>,
+}
+
+/// The documentation a server answers `search_docs` from.
+pub struct DocsServe {
+    pub live: Arc<gqlnav_docs::LiveDocs>,
+    /// Reindex on this schedule (`--docs-reindex 6h`); `None` = never.
+    pub reindex: Option<std::time::Duration>,
 }
 
 impl LaunchOptions {
@@ -126,8 +135,34 @@ impl LaunchOptions {
             config: ServeConfig::default(),
             factory: None,
             stdio: true,
+            docs: None,
         }
     }
+}
+
+/// Reindex the docs every `every`; each outcome is logged, and a failure keeps the old
+/// index (and says why).
+fn schedule_docs(live: &Arc<gqlnav_docs::LiveDocs>, every: std::time::Duration) {
+    let what = live.origin().describe();
+    live.spawn_schedule(every, move |r| match r {
+        Ok(r) if r.swapped => {
+            tracing::info!(
+                "docs reindexed ({what}): generation {}, {} chunks in {:.1} s",
+                r.generation,
+                r.chunks,
+                r.seconds
+            );
+            eprintln!(
+                "gqlnav: docs reindexed: generation {}, {} chunks in {:.1} s",
+                r.generation, r.chunks, r.seconds
+            );
+        }
+        Ok(_) => tracing::info!("docs unchanged ({what})"),
+        Err(e) => {
+            tracing::warn!("docs reindex failed, the last index is kept: {e}");
+            eprintln!("gqlnav: docs reindex failed, the last index is kept: {e}");
+        }
+    });
 }
 
 /// Start the server and run it until the stdio client disconnects or a listener fails:
@@ -141,6 +176,7 @@ pub fn launch(opts: LaunchOptions) -> Result<(), ServeError> {
         config,
         factory,
         stdio,
+        docs,
     } = opts;
     config.check()?;
     init_logging(&config.log_level, config.log_file.as_deref())?;
@@ -161,7 +197,13 @@ pub fn launch(opts: LaunchOptions) -> Result<(), ServeError> {
             tools.watch_schema_file(PathBuf::from(&source), every);
         }
     }
-    let state = Arc::new(AppState::new(tools, config)?);
+    let live = docs.map(|d| {
+        if let Some(every) = d.reindex {
+            schedule_docs(&d.live, every);
+        }
+        d.live
+    });
+    let state = Arc::new(AppState::new(tools, config)?.with_docs(live));
     if let Some(set) = &state.compiled {
         eprintln!(
             "gqlnav: {} compiled tools: {}",

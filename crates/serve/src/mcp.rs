@@ -1,4 +1,5 @@
-//! The MCP server (rmcp): four tools over stdio or streamable HTTP.
+//! The MCP server (rmcp): four navigation tools over stdio or streamable HTTP, plus
+//! `search_docs` when documentation is served and the compiled tools when asked for.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,6 +42,28 @@ fn to_result(out: ToolOutput) -> CallToolResult {
 const SEARCH_DESC: &str = "Find the schema coordinates (Type.field) that answer a question about this GraphQL API. Returns ranked coordinates with kind, score (0-1, relative to the best hit), a one-line definition and the path of fields from the Query root. Pass one short intent in plain words; call again with other words for other parts of a task. Then introspect the coordinates you will use. Defaults: limit 10 (max 50), no budget, first page.";
 const INTROSPECT_DESC: &str = "Show the SDL of exactly the schema elements named: a type's definition, a field with its arguments, an enum value, a directive. depth 2 also shows the types they reference, one compact line each (unions, enums and input types first; fields with arguments as `f(…)`), within 800 tokens; the types left out are named (depth 1 by default, max 3). An unknown name is an error that lists the nearest existing coordinates.";
 const VALIDATE_DESC: &str = "Check a GraphQL operation against the schema without running it. Each problem comes back on one line with the location, the closest existing coordinates and the types to introspect. Also says whether execute would accept it (queries only unless mutations are enabled locally).";
+const DOCS_DESC: &str = "Search the API's documentation (prose: what a field means, limits, examples, guides). Returns ranked sections, each with its link (url#anchor), heading path and text. Use it when the schema's descriptions do not say enough. Defaults: limit 5 (max 20), budgetTokens 2000 (the sections shown stop before the one that would pass it).";
+/// Most sections one `search_docs` call returns.
+const DOCS_MAX_LIMIT: usize = 20;
+/// `search_docs`'s default token budget: about two screens of prose, a tenth of a
+/// 20k-token tool allowance.
+const DOCS_DEFAULT_BUDGET: usize = 2000;
+
+/// Arguments of `search_docs`.
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DocsRequest {
+    /// What to look up, in plain words.
+    pub query: String,
+    /// Most sections (default 5, max 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Stop before the section that would take the answer over this many tokens
+    /// (default 2000).
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
 const EXECUTE_DESC: &str = "Run a GraphQL operation against the API and return its data. It is validated first. Queries only: mutations are refused unless the server's local config allows them; subscriptions are refused. GraphQL errors come back as an error result with any partial data. Large responses are cut with a visible marker.";
 
 #[tool_router]
@@ -49,6 +72,9 @@ impl GqlnavMcp {
     /// when the state has them.
     pub fn new(state: Arc<AppState>) -> Self {
         let mut tool_router = Self::tool_router();
+        if state.docs.is_none() {
+            tool_router.remove_route("search_docs");
+        }
         if let Some(set) = &state.compiled {
             for t in &set.tools {
                 tool_router.add_route(compiled_route(set, t));
@@ -81,6 +107,21 @@ impl GqlnavMcp {
         self.blocking(move |t| t.validate(&p)).await
     }
 
+    #[tool(name = "search_docs", description = DOCS_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
+    async fn search_docs(
+        &self,
+        Parameters(p): Parameters<DocsRequest>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some(docs) = self.state.docs.clone() else {
+            return Ok(CallToolResult::error(vec![Content::text(
+                "no documentation is served: start the server with --docs DIR|URL",
+            )]));
+        };
+        tokio::task::spawn_blocking(move || docs_result(&docs, &p))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
     #[tool(name = "execute", description = EXECUTE_DESC, annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true))]
     async fn execute(
         &self,
@@ -102,6 +143,61 @@ impl GqlnavMcp {
             .map(to_result)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
+}
+
+/// Run one docs search and render it: one block per section (link, heading path, tokens,
+/// text), then a line with the totals; the structured form carries the same hits.
+fn docs_result(docs: &gqlnav_docs::LiveDocs, p: &DocsRequest) -> CallToolResult {
+    if p.query.trim().is_empty() {
+        return CallToolResult::error(vec![Content::text(
+            "`query` is empty: say what to look up in plain words",
+        )]);
+    }
+    let limit = p.limit.unwrap_or(5).clamp(1, DOCS_MAX_LIMIT);
+    let budget = p.budget_tokens.unwrap_or(DOCS_DEFAULT_BUDGET).max(1);
+    let r = match docs.search(&p.query, limit, Some(budget)) {
+        Ok(r) => r,
+        Err(e) => return CallToolResult::error(vec![Content::text(e.to_string())]),
+    };
+    let mut text = String::new();
+    for h in &r.hits {
+        text.push_str(&format!(
+            "{}. {}\n   {} ({} tokens)\n{}\n\n",
+            h.rank,
+            h.url,
+            h.heading_path.join(" > "),
+            h.tokens,
+            h.text.trim()
+        ));
+    }
+    if r.hits.is_empty() {
+        text.push_str("No section matches; try other words.\n");
+    }
+    text.push_str(&format!(
+        "{} sections, {} tokens ({:?}){}",
+        r.hits.len(),
+        r.tokens,
+        r.mode,
+        if r.more {
+            "; more match: raise limit or budgetTokens, or narrow the query"
+        } else {
+            ""
+        }
+    ));
+    let hits: Vec<serde_json::Value> = r
+        .hits
+        .iter()
+        .map(|h| {
+            serde_json::json!({"rank": h.rank, "url": h.url, "title": h.title,
+                "headingPath": h.heading_path, "tokens": h.tokens, "score": h.score, "text": h.text})
+        })
+        .collect();
+    let mut out = CallToolResult::success(vec![Content::text(text)]);
+    out.structured_content = Some(serde_json::json!({
+        "hits": hits, "tokens": r.tokens, "more": r.more, "mode": r.mode,
+        "generation": docs.generation(),
+    }));
+    out
 }
 
 type CallFuture<'a> = std::pin::Pin<
@@ -189,14 +285,15 @@ impl ServerHandler for GqlnavMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("gqlnav", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Tools over the GraphQL schema {} ({} fields). Loop: search_schema (find coordinates) -> introspect (exact definitions) -> validate (check your operation) -> execute (run it{}).{}",
+                "Tools over the GraphQL schema {} ({} fields). Loop: search_schema (find coordinates) -> introspect (exact definitions) -> validate (check your operation) -> execute (run it{}).{}{}",
                 generation.graph.source,
                 generation.graph.field_count(),
                 if self.state.config.tools.endpoint.is_some() { "" } else { "; no upstream is configured, so execute is unavailable" },
                 match &self.state.compiled {
                     Some(set) if !set.tools.is_empty() => format!(" {} typed tools compiled from root fields run one root field each with its default fields (or the paths you pass in `fields`).", set.tools.len()),
                     _ => String::new(),
-                }
+                },
+                if self.state.docs.is_some() { " search_docs searches the API's documentation for what the schema does not say." } else { "" }
             ))
     }
 }

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use apollo_compiler::Schema;
+use gqlnav_docs::LiveDocs;
 use gqlnav_tools::{
     compile, root_fields_by_reach, CompileOptions, Generation, MutationAllow, MutationPolicy,
     ToolSet, Toolbox,
@@ -27,6 +28,8 @@ pub struct AppState {
     /// Typed tools compiled from root fields at start (`--tools`); a schema reload does
     /// not change the list, and each call is checked against the current schema.
     pub compiled: Option<Arc<ToolSet>>,
+    /// The documentation index `search_docs` answers from (`--docs`), when served.
+    pub docs: Option<Arc<LiveDocs>>,
     /// The GraphQL endpoint's introspection of the current generation's served schema.
     introspection: Mutex<Option<(u64, Arc<Introspection>)>>,
 }
@@ -48,8 +51,15 @@ impl AppState {
             tools,
             config,
             compiled,
+            docs: None,
             introspection: Mutex::new(None),
         })
+    }
+
+    /// Also serve `search_docs` over `docs`.
+    pub fn with_docs(mut self, docs: Option<Arc<LiveDocs>>) -> Self {
+        self.docs = docs;
+        self
     }
 
     /// The introspection of `generation`'s served schema, made once per generation.
