@@ -23,12 +23,12 @@ pub enum DocsCmd {
     /// Read a documentation site (sitemap.xml URL, site root, or local directory of
     /// HTML/Markdown) into sections, chunks, BM25 and (with --model) vectors.
     #[command(
-        after_help = "Examples:\n  gqlnav docs index /usr/share/doc/python3.11/html/library --out py-index --model $GQLNAV_MODEL_DIR\n  gqlnav docs index https://docs.example.com/sitemap.xml --out idx --max-pages 500 --json\n  gqlnav docs index https://docs.example.com --out idx      (its /sitemap.xml; reindexing reuses unchanged pages)"
+        after_help = "Examples:\n  gqlnav docs index /usr/share/doc/python3.11/html/library --out py-index --model $GQLNAV_MODEL_DIR\n  gqlnav docs index https://docs.example.com/sitemap.xml --out idx --max-pages 500 --json\n  gqlnav docs index https://docs.example.com --out idx      (its /sitemap.xml; reindexing reuses unchanged pages)\n  gqlnav docs index https://docs.example.com --out idx --model DIR --store qdrant --qdrant-url http://127.0.0.1:6333\n      (also syncs a Qdrant collection for a fleet; QDRANT_API_KEY if the server needs one)"
     )]
     Index(IndexArgs),
     /// Search a docs index: ranked sections with link, heading path, snippet and tokens.
     #[command(
-        after_help = "Examples:\n  gqlnav docs search \"write a dict as pretty JSON\" --index py-index\n  gqlnav docs search \"rate limits\" --index idx --mode hybrid --model DIR --budget 1500 --json"
+        after_help = "Examples:\n  gqlnav docs search \"write a dict as pretty JSON\" --index py-index\n  gqlnav docs search \"rate limits\" --index idx --mode hybrid --model DIR --budget 1500 --json\n  gqlnav docs search \"rate limits\" --store qdrant --qdrant-url http://127.0.0.1:6333 --qdrant-collection NAME --model DIR"
     )]
     Search(SearchArgs),
     /// Grade a docs index on labelled questions (YAML: questions[].{id, question, expect}):
@@ -72,18 +72,67 @@ pub struct IndexArgs {
     /// Overlap between a section's consecutive chunks, tokens.
     #[arg(long, default_value_t = gqlnav_docs::CHUNK_OVERLAP, value_name = "TOKENS")]
     pub overlap: usize,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Print the build's stats as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where the vectors live.
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// `embedded` (the index directory; no server) or `qdrant` (also sync the chunks and
+    /// vectors to a Qdrant collection that a fleet of servers shares; needs --model).
+    #[arg(long, default_value = "embedded", value_parser = ["embedded", "qdrant"])]
+    pub store: String,
+    /// Qdrant's REST URL, e.g. http://127.0.0.1:6333. The API key, if the server needs
+    /// one, comes from QDRANT_API_KEY (never a flag: flags show in process lists).
+    #[arg(long, value_name = "URL", env = "QDRANT_URL")]
+    pub qdrant_url: Option<String>,
+    /// The collection. Default: one per source, gqlnav_docs_<hash of the source>.
+    #[arg(long, value_name = "NAME")]
+    pub qdrant_collection: Option<String>,
+}
+
+impl StoreArgs {
+    /// The Qdrant store, when `--store qdrant`; `source` names the default collection.
+    fn qdrant(&self, source: Option<&str>) -> Result<Option<gqlnav_docs::QdrantStore>> {
+        if self.store != "qdrant" {
+            return Ok(None);
+        }
+        let Some(url) = &self.qdrant_url else {
+            bail!(
+                "--store qdrant needs --qdrant-url URL (or QDRANT_URL), e.g. http://127.0.0.1:6333"
+            );
+        };
+        let collection = match (&self.qdrant_collection, source) {
+            (Some(c), _) => c.clone(),
+            (None, Some(s)) => gqlnav_docs::collection_for(s),
+            (None, None) => bail!(
+                "name the collection with --qdrant-collection (`gqlnav docs index` prints it), or pass --index DIR"
+            ),
+        };
+        let key = std::env::var("QDRANT_API_KEY")
+            .ok()
+            .filter(|k| !k.is_empty());
+        Ok(Some(gqlnav_docs::QdrantStore::new(
+            url,
+            collection,
+            key,
+            Duration::from_secs(30),
+        )?))
+    }
 }
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
     /// The question.
     pub query: String,
-    /// The index directory (`gqlnav docs index … --out DIR`).
+    /// The index directory (`gqlnav docs index … --out DIR`). With --store qdrant it is
+    /// optional: the collection alone answers vector search.
     #[arg(long, value_name = "DIR")]
-    pub index: PathBuf,
+    pub index: Option<PathBuf>,
     /// bm25, vector or hybrid (reciprocal-rank fusion). Default: hybrid when the index has
     /// vectors and --model is given, else bm25.
     #[arg(long, value_name = "MODE")]
@@ -97,6 +146,8 @@ pub struct SearchArgs {
     /// Stop before the section that would take the answer over this many tokens.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[arg(long)]
     pub json: bool,
 }
@@ -151,6 +202,10 @@ fn index(a: IndexArgs) -> Result<()> {
         chunk_overlap: a.overlap,
     };
     let model = load_model(&a.model)?;
+    let qdrant = a.store.qdrant(Some(&source.describe()))?;
+    if qdrant.is_some() && model.is_none() {
+        bail!("--store qdrant holds vectors: pass --model DIR (or set GQLNAV_MODEL_DIR)");
+    }
     // A reindex of the same source starts from the last good index.
     let previous = DocsIndex::load(&a.out)
         .ok()
@@ -183,9 +238,21 @@ fn index(a: IndexArgs) -> Result<()> {
         );
     }
     let gen = idx.save(&a.out)?;
+    let synced = match &qdrant {
+        Some(q) => {
+            let st = q.sync(&idx)?;
+            eprintln!(
+                "qdrant collection {}: {} upserted, {} unchanged, {} deleted",
+                st.collection, st.upserted, st.unchanged, st.deleted
+            );
+            Some(st)
+        }
+        None => None,
+    };
     if a.json {
         return print_json(&json!({
             "source": source.describe(), "out": a.out, "generation": gen, "stats": stats,
+            "qdrant": synced,
             "vectors": idx.vectors.is_some(),
             "pagesPerSecond": stats.pages as f64 / stats.seconds.max(1e-9),
             "chunksPerSecond": stats.chunks as f64 / stats.seconds.max(1e-9),
@@ -233,11 +300,31 @@ fn pick_mode(m: &Option<String>, idx: &DocsIndex, model: bool) -> Result<Mode> {
 }
 
 fn search(a: SearchArgs) -> Result<()> {
-    let idx = DocsIndex::load(&a.index)?;
     let model = load_model(&a.model)?;
-    let mode = pick_mode(&a.mode, &idx, model.is_some())?;
-    let s = DocsSearcher::new(idx)?;
-    let r = s.search(&a.query, mode, a.limit, a.budget, model.as_deref())?;
+    let local = a.index.as_deref().map(DocsIndex::load).transpose()?;
+    let r = match a
+        .store
+        .qdrant(local.as_ref().map(|i| i.manifest.source.as_str()))?
+    {
+        Some(q) => {
+            let Some(m) = model.as_deref() else {
+                bail!("--store qdrant searches vectors: pass --model DIR (the model the index was built with)");
+            };
+            if a.mode.as_deref().is_some_and(|m| m != "vector") {
+                bail!("--store qdrant answers --mode vector only (BM25 and hybrid read the local --index without --store)");
+            }
+            q.search(&a.query, m, a.limit, a.budget)?
+        }
+        None => {
+            let Some(idx) = local else {
+                bail!(
+                    "pass --index DIR (made by `gqlnav docs index … --out DIR`), or --store qdrant"
+                );
+            };
+            let mode = pick_mode(&a.mode, &idx, model.is_some())?;
+            DocsSearcher::new(idx)?.search(&a.query, mode, a.limit, a.budget, model.as_deref())?
+        }
+    };
     if a.json {
         return print_json(&json!({"query": a.query, "results": r}));
     }

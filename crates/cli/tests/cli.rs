@@ -541,3 +541,77 @@ fn encodings_take_a_tokenizer_json() {
     ]);
     assert!(e.contains("give a Hugging Face tokenizer.json"), "{e}");
 }
+
+/// `gqlnav docs index | search` on the bundled Python pages (PSF licence), and the
+/// mistakes a user makes with the store flags.
+#[test]
+fn docs_index_and_search_on_bundled_pages_and_store_flag_errors() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs/tests/fixtures/python/library");
+    let out = tempfile::tempdir().unwrap();
+    let idx = out.path().join("idx");
+    let v = run_json(&[
+        "docs",
+        "index",
+        root.to_str().unwrap(),
+        "--out",
+        idx.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(v["stats"]["pages"], 3, "{v}");
+    assert!(v["stats"]["chunks"].as_u64().unwrap() > 10, "{v}");
+    assert_eq!(v["vectors"], false);
+    let v = run_json(&[
+        "docs",
+        "search",
+        "CSV file reading and writing",
+        "--index",
+        idx.to_str().unwrap(),
+        "--limit",
+        "2",
+        "--json",
+    ]);
+    let hits = v["results"]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 2, "{v}");
+    assert!(
+        hits[0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("csv.html"),
+        "{v}"
+    );
+    assert_eq!(v["results"]["mode"], "bm25");
+
+    let e = run_err(&[
+        "docs",
+        "search",
+        "x",
+        "--store",
+        "qdrant",
+        "--index",
+        idx.to_str().unwrap(),
+    ]);
+    assert!(e.contains("--qdrant-url"), "{e}");
+    let e = run_err(&["docs", "search", "x"]);
+    assert!(e.contains("--index DIR"), "{e}");
+    let e = run_err(&[
+        "docs",
+        "index",
+        root.to_str().unwrap(),
+        "--out",
+        idx.to_str().unwrap(),
+        "--store",
+        "qdrant",
+        "--qdrant-url",
+        "http://127.0.0.1:9",
+    ]);
+    assert!(e.contains("--model"), "{e}");
+    let e = run_err(&[
+        "docs",
+        "search",
+        "x",
+        "--index",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(e.contains("gqlnav docs index"), "{e}");
+}

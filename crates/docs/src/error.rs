@@ -27,6 +27,8 @@ pub enum DocsError {
         skipped: usize,
         first: String,
     },
+    #[error("Qdrant: {what}: {reason}")]
+    Store { what: String, reason: String },
     #[error("BM25 index: {0}")]
     Tantivy(#[from] tantivy::TantivyError),
 }

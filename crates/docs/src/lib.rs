@@ -7,12 +7,14 @@
 //! - [`source`]: where pages come from, with the fetch safety rules, and the index build.
 //! - [`index`]: chunks, ids, the saved form (generations behind an atomic `CURRENT`).
 //! - [`live`]: a served index that reindexes on a schedule and swaps atomically.
+//! - [`qdrant`]: the shared store for a fleet: chunks and vectors in a Qdrant collection.
 //! - [`search`]: BM25 / vector / hybrid search, one hit per section, under a budget.
 
 mod error;
 mod html;
 mod index;
 mod live;
+mod qdrant;
 mod search;
 mod source;
 
@@ -23,5 +25,6 @@ pub use index::{
     CHUNK_TOKENS,
 };
 pub use live::{DocsOrigin, LiveDocs, Reindexed};
+pub use qdrant::{collection_for, point_id, QdrantStore, SyncStats};
 pub use search::{DocHit, DocResults, DocsSearcher, Mode};
 pub use source::{build_index, BuildOptions, BuildStats, FetchPolicy, Source};

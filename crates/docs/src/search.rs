@@ -17,7 +17,7 @@ use tantivy::tokenizer::{
 use tantivy::{doc, Index, IndexReader, TantivyDocument};
 
 use crate::error::DocsError;
-use crate::index::DocsIndex;
+use crate::index::{Chunk, DocsIndex};
 
 /// How to rank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -61,6 +61,22 @@ pub struct DocHit {
     pub tokens: usize,
     /// Score relative to the best hit.
     pub score: f32,
+}
+
+impl DocHit {
+    /// The hit for chunk `c` at 0-based `rank`.
+    pub(crate) fn of(c: &Chunk, rank: usize, score: f32) -> DocHit {
+        DocHit {
+            rank: rank + 1,
+            url: c.url.clone(),
+            title: c.title.clone(),
+            heading_path: c.heading_path.clone(),
+            snippet: c.text.chars().take(240).collect(),
+            text: c.text.clone(),
+            tokens: c.tokens,
+            score,
+        }
+    }
 }
 
 /// What a search returned.
@@ -255,20 +271,7 @@ impl DocsSearcher {
         };
         let p = page(&sections, &req, |slot| {
             let c = &self.index.chunks[slot.scored.doc];
-            let snippet: String = c.text.chars().take(240).collect();
-            (
-                DocHit {
-                    rank: slot.rank + 1,
-                    url: c.url.clone(),
-                    title: c.title.clone(),
-                    heading_path: c.heading_path.clone(),
-                    snippet,
-                    text: c.text.clone(),
-                    tokens: c.tokens,
-                    score: slot.score,
-                },
-                c.tokens,
-            )
+            (DocHit::of(c, slot.rank, slot.score), c.tokens)
         });
         Ok(DocResults {
             mode,
