@@ -197,6 +197,7 @@ fn index(a: IndexArgs) -> Result<()> {
             concurrency: a.concurrency.clamp(1, 16),
             delay: Duration::from_millis(a.delay_ms),
             allow_hosts: a.allow_host.clone(),
+            ..FetchPolicy::default()
         },
         chunk_tokens: a.chunk_tokens,
         chunk_overlap: a.overlap,

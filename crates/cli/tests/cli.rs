@@ -574,10 +574,7 @@ fn docs_index_and_search_on_bundled_pages_and_store_flag_errors() {
     let hits = v["results"]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 2, "{v}");
     assert!(
-        hits[0]["url"]
-            .as_str()
-            .unwrap()
-            .starts_with("csv.html"),
+        hits[0]["url"].as_str().unwrap().starts_with("csv.html"),
         "{v}"
     );
     assert_eq!(v["results"]["mode"], "bm25");

@@ -82,6 +82,9 @@ pub struct FetchPolicy {
     pub delay: Duration,
     /// Hosts allowed besides the sitemap's own.
     pub allow_hosts: Vec<String>,
+    /// Largest sitemap body, bytes (the sitemaps.org protocol allows 50 MB and 50,000
+    /// URLs per file).
+    pub max_sitemap_bytes: u64,
 }
 
 impl Default for FetchPolicy {
@@ -93,6 +96,7 @@ impl Default for FetchPolicy {
             concurrency: 4,
             delay: Duration::from_millis(50),
             allow_hosts: Vec::new(),
+            max_sitemap_bytes: 50 * 1024 * 1024,
         }
     }
 }
@@ -193,6 +197,11 @@ impl Fetcher {
     }
 
     fn get(&self, url: &str, prev: Option<&PageRecord>) -> Got {
+        self.get_capped(url, prev, self.policy.max_page_bytes, "page")
+    }
+
+    /// GET with the safety rules and a body cap of `cap` bytes.
+    fn get_capped(&self, url: &str, prev: Option<&PageRecord>, cap: u64, what: &str) -> Got {
         match host_of(url) {
             Some(h) if self.hosts.contains(&h) => {}
             Some(h) => return Got::Skip(format!("host {h} is not allowed (--allow-host)")),
@@ -239,22 +248,15 @@ impl Fetcher {
         let content_type = header("content-type").unwrap_or_default();
         let etag = header("etag");
         let last_modified = header("last-modified");
-        if resp
-            .content_length()
-            .is_some_and(|n| n > self.policy.max_page_bytes)
-        {
-            return Got::Skip(format!(
-                "larger than the page cap of {} bytes",
-                self.policy.max_page_bytes
-            ));
+        if resp.content_length().is_some_and(|n| n > cap) {
+            return Got::Skip(format!("larger than the {what} cap of {cap} bytes"));
         }
         let mut bytes = Vec::new();
-        let cap = self.policy.max_page_bytes;
         if let Err(e) = resp.take(cap + 1).read_to_end(&mut bytes) {
             return Got::Skip(format!("reading the body failed: {e}"));
         }
         if bytes.len() as u64 > cap {
-            return Got::Skip(format!("larger than the page cap of {cap} bytes"));
+            return Got::Skip(format!("larger than the {what} cap of {cap} bytes"));
         }
         Got::Body {
             bytes,
@@ -264,9 +266,12 @@ impl Fetcher {
         }
     }
 
-    /// The page URLs of a sitemap, following sitemap indexes (each sitemap once, 4 levels).
-    fn sitemap(&self, url: &str) -> Result<Vec<String>, DocsError> {
+    /// The page URLs of a sitemap, following sitemap indexes (each sitemap once, 4 levels),
+    /// and how many more were listed beyond what is kept (`max_pages` × 4, at least 1,000:
+    /// room for duplicates and off-host URLs).
+    fn sitemap(&self, url: &str) -> Result<(Vec<String>, usize), DocsError> {
         let mut pages = Vec::new();
+        let mut beyond = 0usize;
         let mut seen = HashSet::new();
         let mut todo = vec![(url.to_string(), 0usize)];
         let cap = self.policy.max_pages.saturating_mul(4).max(1000);
@@ -274,7 +279,7 @@ impl Fetcher {
             if !seen.insert(u.clone()) || depth > 4 {
                 continue;
             }
-            let bytes = match self.get(&u, None) {
+            let bytes = match self.get_capped(&u, None, self.policy.max_sitemap_bytes, "sitemap") {
                 Got::Body { bytes, .. } => bytes,
                 Got::Skip(r) => {
                     return Err(DocsError::Sitemap { url: u, reason: r });
@@ -303,12 +308,14 @@ impl Fetcher {
                     todo.push((loc, depth + 1));
                 } else if pages.len() < cap {
                     pages.push(loc);
+                } else {
+                    beyond += 1;
                 }
             }
         }
         let mut dedup = HashSet::new();
         pages.retain(|p| dedup.insert(p.clone()));
-        Ok(pages)
+        Ok((pages, beyond))
     }
 }
 
@@ -468,9 +475,10 @@ pub fn build_index(
         }
         Source::Sitemap(url) => {
             let f = Fetcher::new(opts.policy.clone(), url)?;
-            let mut urls = f.sitemap(url)?;
+            let (mut urls, beyond) = f.sitemap(url)?;
+            stats.over_cap = beyond;
             if urls.len() > opts.policy.max_pages {
-                stats.over_cap = urls.len() - opts.policy.max_pages;
+                stats.over_cap += urls.len() - opts.policy.max_pages;
                 urls.truncate(opts.policy.max_pages);
             }
             let total = urls.len();

@@ -70,6 +70,18 @@ async fn page(State(s): State<Site>, AxPath(p): AxPath<String>) -> Response {
             )
                 .into_response()
         }
+        "big-sitemap.xml" => {
+            // 100,000 URLs (twice the protocol's per-file limit), ~6 MB.
+            let mut body = String::from("<?xml version=\"1.0\"?><urlset>");
+            for i in 0..100_000 {
+                body.push_str(&format!("<url><loc>{}/gen/{i}.html</loc></url>", s.base));
+            }
+            body.push_str("</urlset>");
+            ([(header::CONTENT_TYPE, "application/xml")], body).into_response()
+        }
+        g if g.starts_with("gen/") => ok_html(
+            format!("<html><head><title>{g}</title></head><body><main><h1 id=\"top\">Page {g}</h1><p>Generated page {g} about pagination limits.</p></main></body></html>").into_bytes(),
+        ),
         "data.bin" => (
             [(header::CONTENT_TYPE, "application/octet-stream")],
             vec![0u8; 100],
@@ -260,4 +272,55 @@ fn bad_sources_get_clear_errors() {
     .unwrap();
     assert_eq!(stats.pages, 1);
     assert!(idx.chunks.iter().any(|c| c.url == "a.md#rate-limits"));
+}
+
+/// A sitemap that lists 100,000 URLs: the page cap holds, the rest is counted and
+/// reported, and the listing itself stays bounded.
+#[test]
+fn a_sitemap_of_100000_urls_is_capped_and_the_rest_reported() {
+    let site = serve();
+    let o = BuildOptions {
+        policy: FetchPolicy {
+            max_pages: 25,
+            concurrency: 4,
+            ..opts().policy
+        },
+        ..opts()
+    };
+    let t0 = std::time::Instant::now();
+    let (idx, stats) = build_index(
+        &Source::Sitemap(format!("{}/big-sitemap.xml", site.base)),
+        &o,
+        None,
+        None,
+        &|_, _, _| {},
+    )
+    .unwrap();
+    assert_eq!(stats.pages, 25, "{:?}", stats.skipped);
+    assert_eq!(stats.over_cap, 100_000 - 25);
+    assert!(idx.chunks.iter().all(|c| c.url.contains("/gen/")));
+    // Only the capped pages were fetched: the run takes seconds, not 100,000 requests.
+    assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
+
+    // A sitemap over its own byte cap is refused with the reason.
+    let tight = BuildOptions {
+        policy: FetchPolicy {
+            max_sitemap_bytes: 100_000,
+            ..o.policy.clone()
+        },
+        ..o
+    };
+    let e = build_index(
+        &Source::Sitemap(format!("{}/big-sitemap.xml", site.base)),
+        &tight,
+        None,
+        None,
+        &|_, _, _| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("larger than the sitemap cap of 100000 bytes"),
+        "{e}"
+    );
 }
