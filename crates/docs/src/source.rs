@@ -11,7 +11,7 @@
 //! keeps its chunks and vectors; a page that now fails to fetch keeps its last good chunks;
 //! a page the server says is gone (404, 410) or the sitemap no longer lists is dropped.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -375,41 +375,56 @@ fn local_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Build (or rebuild) an index. `previous` is the last good index of the same source:
-/// unchanged pages keep their chunks and vectors. `progress(done, total)` is called as
-/// pages are read, then as chunks are embedded (`total` changes between the two phases).
-pub fn build_index(
-    source: &Source,
-    opts: &BuildOptions,
-    previous: Option<&DocsIndex>,
-    embedder: Option<&dyn Embedder>,
-    progress: &(dyn Fn(&str, usize, usize) + Sync),
-) -> Result<(DocsIndex, BuildStats), DocsError> {
-    let t0 = Instant::now();
-    let meter = TokenMeter::default();
-    let mut stats = BuildStats::default();
-    let prev_pages: BTreeMap<&str, &PageRecord> = previous
-        .map(|p| {
-            p.manifest
-                .pages
-                .iter()
-                .map(|r| (r.url.as_str(), r))
-                .collect()
-        })
-        .unwrap_or_default();
-    let prev_chunk = |id: &str| -> Option<(Chunk, Option<Vec<f32>>)> {
-        let p = previous?;
-        let i = p.chunks.iter().position(|c| c.id == id)?;
-        Some((
-            p.chunks[i].clone(),
-            p.vectors.as_ref().map(|v| v[i].clone()),
-        ))
-    };
-    let keep = |rec: &PageRecord| -> Read1 {
+/// The last good index of the same source, looked up by page URL and chunk id.
+struct Previous<'a> {
+    index: Option<&'a DocsIndex>,
+    pages: HashMap<&'a str, &'a PageRecord>,
+    chunk_pos: HashMap<&'a str, usize>,
+}
+
+impl<'a> Previous<'a> {
+    fn new(index: Option<&'a DocsIndex>) -> Self {
+        Previous {
+            index,
+            pages: index
+                .map(|p| {
+                    p.manifest
+                        .pages
+                        .iter()
+                        .map(|r| (r.url.as_str(), r))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            chunk_pos: index
+                .map(|p| {
+                    p.chunks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (c.id.as_str(), i))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    fn page(&self, url: &str) -> Option<&'a PageRecord> {
+        self.pages.get(url).copied()
+    }
+
+    fn chunk(&self, id: &str) -> Option<&'a Chunk> {
+        Some(&self.index?.chunks[*self.chunk_pos.get(id)?])
+    }
+
+    fn vector(&self, id: &str) -> Option<Vec<f32>> {
+        Some(self.index?.vectors.as_ref()?[*self.chunk_pos.get(id)?].clone())
+    }
+
+    /// The page as it was: its record and chunks.
+    fn keep(&self, rec: &PageRecord) -> Read1 {
         let chunks: Vec<Chunk> = rec
             .chunks
             .iter()
-            .filter_map(|id| prev_chunk(id).map(|c| c.0))
+            .filter_map(|id| self.chunk(id).cloned())
             .collect();
         Read1 {
             record: rec.clone(),
@@ -421,137 +436,179 @@ pub fn build_index(
             chunks,
             reused: true,
         }
-    };
-    let reads: Vec<PageResult> = match source {
-        Source::Dir(dir) => {
-            let mut files = Vec::new();
-            local_files(dir, &mut files);
-            if files.len() > opts.policy.max_pages {
-                stats.over_cap = files.len() - opts.policy.max_pages;
-                files.truncate(opts.policy.max_pages);
+    }
+}
+
+/// A page read fresh from `bytes`.
+fn fresh(
+    url: &str,
+    bytes: &[u8],
+    markdown: bool,
+    hash: String,
+    headers: (Option<String>, Option<String>),
+    meter: &TokenMeter,
+    opts: &BuildOptions,
+) -> PageResult {
+    let (chunks, sections) = read_page(url, bytes, markdown, meter, opts)
+        .map_err(|e| (url.to_string(), e.to_string()))?;
+    Ok(Read1 {
+        record: PageRecord {
+            url: url.to_string(),
+            hash,
+            etag: headers.0,
+            last_modified: headers.1,
+            chunks: chunks.iter().map(|c| c.id.clone()).collect(),
+        },
+        chunks,
+        sections,
+        reused: false,
+    })
+}
+
+type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// Step 1, a local directory: every HTML / Markdown file, unchanged ones reused by hash.
+fn read_dir(
+    dir: &Path,
+    opts: &BuildOptions,
+    prev: &Previous<'_>,
+    meter: &TokenMeter,
+    stats: &mut BuildStats,
+    progress: Progress<'_>,
+) -> Vec<PageResult> {
+    let mut files = Vec::new();
+    local_files(dir, &mut files);
+    if files.len() > opts.policy.max_pages {
+        stats.over_cap = files.len() - opts.policy.max_pages;
+        files.truncate(opts.policy.max_pages);
+    }
+    let total = files.len();
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            progress("pages", i + 1, total);
+            let rel = f
+                .strip_prefix(dir)
+                .unwrap_or(f)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let bytes = std::fs::read(f).map_err(|e| (rel.clone(), e.to_string()))?;
+            if bytes.len() as u64 > opts.policy.max_page_bytes {
+                return Err((
+                    rel,
+                    format!(
+                        "larger than the page cap of {} bytes",
+                        opts.policy.max_page_bytes
+                    ),
+                ));
             }
-            let total = files.len();
-            files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    progress("pages", i + 1, total);
-                    let rel = f
-                        .strip_prefix(dir)
-                        .unwrap_or(f)
-                        .to_string_lossy()
-                        .replace('\\', "/");
-                    let bytes = std::fs::read(f).map_err(|e| (rel.clone(), e.to_string()))?;
-                    if bytes.len() as u64 > opts.policy.max_page_bytes {
-                        return Err((
-                            rel,
-                            format!(
-                                "larger than the page cap of {} bytes",
-                                opts.policy.max_page_bytes
-                            ),
-                        ));
-                    }
-                    let hash = content_hash(&bytes);
-                    if let Some(p) = prev_pages.get(rel.as_str()).filter(|p| p.hash == hash) {
-                        return Ok(keep(p));
-                    }
-                    let (chunks, sections) =
-                        read_page(&rel, &bytes, is_markdown(&rel), &meter, opts)
-                            .map_err(|e| (rel.clone(), e.to_string()))?;
-                    Ok(Read1 {
-                        record: PageRecord {
-                            url: rel,
-                            hash,
-                            etag: None,
-                            last_modified: None,
-                            chunks: chunks.iter().map(|c| c.id.clone()).collect(),
-                        },
-                        chunks,
-                        sections,
-                        reused: false,
-                    })
-                })
-                .collect()
+            let hash = content_hash(&bytes);
+            match prev.page(&rel).filter(|p| p.hash == hash) {
+                Some(p) => Ok(prev.keep(p)),
+                None => fresh(
+                    &rel,
+                    &bytes,
+                    is_markdown(&rel),
+                    hash,
+                    (None, None),
+                    meter,
+                    opts,
+                ),
+            }
+        })
+        .collect()
+}
+
+/// One sitemap URL: fetched (conditionally when it was indexed before) and read, or
+/// kept, dropped or skipped with the reason.
+fn fetch_page(
+    f: &Fetcher,
+    u: &str,
+    prev: &Previous<'_>,
+    meter: &TokenMeter,
+    opts: &BuildOptions,
+) -> PageResult {
+    let old = prev.page(u);
+    match f.get(u, old) {
+        Got::NotModified => match old {
+            Some(p) => Ok(prev.keep(p)),
+            None => Err((u.to_string(), "HTTP 304 without a previous copy".into())),
+        },
+        Got::Gone(st) => Err((
+            u.to_string(),
+            format!("HTTP {st}: gone from the site, dropped"),
+        )),
+        Got::Skip(why) => match old {
+            // A failure keeps the last good copy.
+            Some(p) => Ok(prev.keep(p)),
+            None => Err((u.to_string(), why)),
+        },
+        Got::Body {
+            bytes,
+            content_type,
+            etag,
+            last_modified,
+        } => {
+            let md = is_markdown(u) || content_type.contains("markdown");
+            if !md && !content_type.is_empty() && !content_type.contains("html") {
+                return Err((u.to_string(), format!("not HTML ({content_type})")));
+            }
+            let hash = content_hash(&bytes);
+            match old.filter(|p| p.hash == hash) {
+                Some(p) => Ok(prev.keep(p)),
+                None => fresh(u, &bytes, md, hash, (etag, last_modified), meter, opts),
+            }
         }
-        Source::Sitemap(url) => {
-            let f = Fetcher::new(opts.policy.clone(), url)?;
-            let (mut urls, beyond) = f.sitemap(url)?;
-            stats.over_cap = beyond;
-            if urls.len() > opts.policy.max_pages {
-                stats.over_cap += urls.len() - opts.policy.max_pages;
-                urls.truncate(opts.policy.max_pages);
-            }
-            let total = urls.len();
-            let next = AtomicUsize::new(0);
-            let done = AtomicUsize::new(0);
-            let out: Mutex<Vec<(usize, PageResult)>> = Mutex::new(Vec::new());
-            std::thread::scope(|s| {
-                for _ in 0..opts.policy.concurrency.clamp(1, 16) {
-                    s.spawn(|| loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(u) = urls.get(i) else { break };
-                        let prev = prev_pages.get(u.as_str()).copied();
-                        let r = match f.get(u, prev) {
-                            Got::NotModified => match prev {
-                                Some(p) => Ok(keep(p)),
-                                None => Err((u.clone(), "HTTP 304 without a previous copy".into())),
-                            },
-                            Got::Gone(st) => {
-                                Err((u.clone(), format!("HTTP {st}: gone from the site, dropped")))
-                            }
-                            Got::Skip(why) => match prev {
-                                // A failure keeps the last good copy.
-                                Some(p) => Ok(keep(p)),
-                                None => Err((u.clone(), why)),
-                            },
-                            Got::Body {
-                                bytes,
-                                content_type,
-                                etag,
-                                last_modified,
-                            } => {
-                                let md = is_markdown(u) || content_type.contains("markdown");
-                                if !md && !content_type.is_empty() && !content_type.contains("html")
-                                {
-                                    Err((u.clone(), format!("not HTML ({content_type})")))
-                                } else {
-                                    let hash = content_hash(&bytes);
-                                    match prev.filter(|p| p.hash == hash) {
-                                        Some(p) => Ok(keep(p)),
-                                        None => read_page(u, &bytes, md, &meter, opts)
-                                            .map(|(chunks, sections)| Read1 {
-                                                record: PageRecord {
-                                                    url: u.clone(),
-                                                    hash,
-                                                    etag,
-                                                    last_modified,
-                                                    chunks: chunks
-                                                        .iter()
-                                                        .map(|c| c.id.clone())
-                                                        .collect(),
-                                                },
-                                                chunks,
-                                                sections,
-                                                reused: false,
-                                            })
-                                            .map_err(|e| (u.clone(), e.to_string())),
-                                    }
-                                }
-                            }
-                        };
-                        if let Ok(mut o) = out.lock() {
-                            o.push((i, r));
-                        }
-                        progress("pages", done.fetch_add(1, Ordering::SeqCst) + 1, total);
-                        std::thread::sleep(opts.policy.delay);
-                    });
+    }
+}
+
+/// Step 1, a sitemap: its URLs (capped), fetched by `concurrency` workers, each pausing
+/// `delay` between requests; results in sitemap order.
+fn read_sitemap(
+    url: &str,
+    opts: &BuildOptions,
+    prev: &Previous<'_>,
+    meter: &TokenMeter,
+    stats: &mut BuildStats,
+    progress: Progress<'_>,
+) -> Result<Vec<PageResult>, DocsError> {
+    let f = Fetcher::new(opts.policy.clone(), url)?;
+    let (mut urls, beyond) = f.sitemap(url)?;
+    stats.over_cap = beyond;
+    if urls.len() > opts.policy.max_pages {
+        stats.over_cap += urls.len() - opts.policy.max_pages;
+        urls.truncate(opts.policy.max_pages);
+    }
+    let total = urls.len();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let out: Mutex<Vec<(usize, PageResult)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..opts.policy.concurrency.clamp(1, 16) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(u) = urls.get(i) else { break };
+                let r = fetch_page(&f, u, prev, meter, opts);
+                if let Ok(mut o) = out.lock() {
+                    o.push((i, r));
                 }
+                progress("pages", done.fetch_add(1, Ordering::SeqCst) + 1, total);
+                std::thread::sleep(opts.policy.delay);
             });
-            let mut v = out.into_inner().unwrap_or_default();
-            v.sort_by_key(|x| x.0);
-            v.into_iter().map(|x| x.1).collect()
         }
-    };
+    });
+    let mut v = out.into_inner().unwrap_or_default();
+    v.sort_by_key(|x| x.0);
+    Ok(v.into_iter().map(|x| x.1).collect())
+}
+
+/// Step 2: the pages' records and chunks (ids unique), counted into `stats`; and the ids
+/// of chunks kept from the previous index.
+fn assemble(
+    reads: Vec<PageResult>,
+    stats: &mut BuildStats,
+) -> (Vec<PageRecord>, Vec<Chunk>, HashSet<String>) {
     let mut pages = Vec::new();
     let mut chunks: Vec<Chunk> = Vec::new();
     let mut reused_ids: HashSet<String> = HashSet::new();
@@ -575,50 +632,74 @@ pub fn build_index(
     chunks.retain(|c| ids.insert(c.id.clone()));
     stats.chunks = chunks.len();
     stats.tokens = chunks.iter().map(|c| c.tokens).sum();
-    let t1 = Instant::now();
-    let vectors = match embedder {
-        None => None,
-        Some(e) => {
-            // Vectors are reused only from an index built with the same model.
-            let same_model = previous.and_then(|p| p.manifest.embedder.clone()) == Some(e.id());
-            let mut vs: Vec<Option<Vec<f32>>> = chunks
-                .iter()
-                .map(|c| {
-                    (same_model && reused_ids.contains(&c.id))
-                        .then(|| prev_chunk(&c.id).and_then(|x| x.1))
-                        .flatten()
-                })
-                .collect();
-            let todo: Vec<usize> = (0..chunks.len()).filter(|i| vs[*i].is_none()).collect();
-            let texts: Vec<String> = todo
-                .iter()
-                .map(|&i| {
-                    let c = &chunks[i];
-                    format!("{}: {}\n{}", c.title, c.heading_path.join(" > "), c.text)
-                })
-                .collect();
-            let total = texts.len();
-            let got = e
-                .embed_documents_with_progress(&texts, &|d, _| progress("chunks", d, total))
-                .map_err(|x| DocsError::Embed(x.to_string()))?;
-            for (i, mut v) in todo.into_iter().zip(got) {
-                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                if n > 0.0 {
-                    v.iter_mut().for_each(|x| *x /= n);
-                }
-                vs[i] = Some(v);
-            }
-            Some(
-                vs.into_iter()
-                    .map(Option::unwrap_or_default)
-                    .collect::<Vec<_>>(),
-            )
+    (pages, chunks, reused_ids)
+}
+
+/// Step 3: one L2-normalised vector per chunk; kept chunks reuse their vectors when the
+/// previous index was built with the same model.
+fn embed(
+    chunks: &[Chunk],
+    reused: &HashSet<String>,
+    prev: &Previous<'_>,
+    e: &dyn Embedder,
+    progress: Progress<'_>,
+) -> Result<Vec<Vec<f32>>, DocsError> {
+    let same_model = prev.index.and_then(|p| p.manifest.embedder.clone()) == Some(e.id());
+    let mut vs: Vec<Option<Vec<f32>>> = chunks
+        .iter()
+        .map(|c| {
+            (same_model && reused.contains(&c.id))
+                .then(|| prev.vector(&c.id))
+                .flatten()
+        })
+        .collect();
+    let todo: Vec<usize> = (0..chunks.len()).filter(|i| vs[*i].is_none()).collect();
+    let texts: Vec<String> = todo
+        .iter()
+        .map(|&i| {
+            let c = &chunks[i];
+            format!("{}: {}\n{}", c.title, c.heading_path.join(" > "), c.text)
+        })
+        .collect();
+    let total = texts.len();
+    let got = e
+        .embed_documents_with_progress(&texts, &|d, _| progress("chunks", d, total))
+        .map_err(|x| DocsError::Embed(x.to_string()))?;
+    for (i, mut v) in todo.into_iter().zip(got) {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if n > 0.0 {
+            v.iter_mut().for_each(|x| *x /= n);
         }
+        vs[i] = Some(v);
+    }
+    Ok(vs.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+/// Build (or rebuild) an index. `previous` is the last good index of the same source:
+/// unchanged pages keep their chunks and vectors. `progress(phase, done, total)` is called
+/// as pages are read (`"pages"`), then as chunks are embedded (`"chunks"`).
+pub fn build_index(
+    source: &Source,
+    opts: &BuildOptions,
+    previous: Option<&DocsIndex>,
+    embedder: Option<&dyn Embedder>,
+    progress: Progress<'_>,
+) -> Result<(DocsIndex, BuildStats), DocsError> {
+    let t0 = Instant::now();
+    let meter = TokenMeter::default();
+    let mut stats = BuildStats::default();
+    let prev = Previous::new(previous);
+    let reads = match source {
+        Source::Dir(dir) => read_dir(dir, opts, &prev, &meter, &mut stats, progress),
+        Source::Sitemap(url) => read_sitemap(url, opts, &prev, &meter, &mut stats, progress)?,
     };
+    let (pages, chunks, reused) = assemble(reads, &mut stats);
+    let t1 = Instant::now();
+    let vectors = embedder
+        .map(|e| embed(&chunks, &reused, &prev, e, progress))
+        .transpose()?;
     stats.embed_seconds = t1.elapsed().as_secs_f64();
-    let dims = vectors
-        .as_ref()
-        .and_then(|v: &Vec<Vec<f32>>| v.first().map(Vec::len));
+    let dims = vectors.as_ref().and_then(|v| v.first().map(Vec::len));
     stats.seconds = t0.elapsed().as_secs_f64();
     Ok((
         DocsIndex {
