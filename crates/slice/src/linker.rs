@@ -23,6 +23,15 @@ use crate::render::{render, RenderOptions};
 use crate::selection::Selection;
 use crate::SliceError;
 
+/// A final rendering: what a baseline slice shows.
+struct Shown {
+    sdl: String,
+    tokens: usize,
+    coordinates: Vec<String>,
+    types: usize,
+    not_shown: Vec<String>,
+}
+
 /// Most owner types that may share a member's terms for that member to name its owner.
 pub const SPECIFIC_MAX: usize = 3;
 /// Most types the question may name.
@@ -245,7 +254,9 @@ impl Slicer {
             }
         }
         let partial = kept.is_empty() && !types.is_empty();
-        Ok(self.selection_slice(sel, rel, left, partial, opts))
+        let shown = self.final_render(&sel, &pr, opts);
+        drop(pr);
+        Ok(self.slice_of(sel, rel, shown, left, partial, opts))
     }
 
     /// The slice that renders `sel` (a `# not shown` line when it still fits): the last
@@ -258,14 +269,22 @@ impl Slicer {
         partial: bool,
         opts: &SliceOptions,
     ) -> Slice {
-        let pr = Pruner::with_names(&self.graph, &rel, &self.names);
+        let shown = {
+            let pr = Pruner::with_names(&self.graph, &rel, &self.names);
+            self.final_render(&sel, &pr, opts)
+        };
+        self.slice_of(sel, rel, shown, left_out, partial, opts)
+    }
+
+    /// Render `sel` with `pr`, adding the `# not shown` line when it still fits.
+    fn final_render(&self, sel: &Selection, pr: &Pruner<'_>, opts: &SliceOptions) -> Shown {
         let ropts = RenderOptions {
             style: opts.style,
             closed: opts.closed,
             enum_small: opts.knobs.enum_small,
         };
         let meter = self.meter(opts.encoding);
-        let r = render(&self.graph, &sel, &pr, ropts);
+        let r = render(&self.graph, sel, pr, ropts);
         let mut sdl = r.body;
         if !opts.closed && !r.not_shown.is_empty() {
             let line = format!("\n# not shown: {}\n", r.not_shown.join(", "));
@@ -275,18 +294,35 @@ impl Slicer {
                 sdl = with;
             }
         }
-        let tokens = meter.count(&sdl);
-        Slice {
+        Shown {
+            tokens: meter.count(&sdl),
             sdl,
-            tokens,
+            coordinates: r.coordinates,
+            types: r.types,
+            not_shown: r.not_shown,
+        }
+    }
+
+    fn slice_of(
+        &self,
+        sel: Selection,
+        rel: Relevance,
+        shown: Shown,
+        left_out: Vec<String>,
+        partial: bool,
+        opts: &SliceOptions,
+    ) -> Slice {
+        Slice {
+            sdl: shown.sdl,
+            tokens: shown.tokens,
             encoding: opts.encoding,
             style: opts.style,
             closed: opts.closed,
             budget: opts.budget,
             auto_size: None,
-            coordinates: r.coordinates,
-            types: r.types,
-            not_shown: r.not_shown,
+            coordinates: shown.coordinates,
+            types: shown.types,
+            not_shown: shown.not_shown,
             left_out,
             partial,
             selection: sel,
