@@ -182,29 +182,13 @@ impl BackendArgs {
             document: self.document_prompt.clone(),
         };
         if let Some(kind) = &self.embed_server {
-            let url = self
-                .embed_url
-                .clone()
-                .ok_or_else(|| anyhow::anyhow!("--embed-server needs --embed-url"))?;
-            let model = self
-                .embed_model
-                .clone()
-                .ok_or_else(|| anyhow::anyhow!("--embed-server needs --embed-model"))?;
-            let mut opts = gqlnav_embed::ServerOptions::new(url, model);
-            if let Ok(key) = std::env::var(&self.embed_api_key_env) {
-                opts = opts.with_api_key(key);
-            }
-            if prompts.query.is_some() || prompts.document.is_some() {
-                opts = opts.with_prompts(
-                    prompts.query.clone().unwrap_or_default(),
-                    prompts.document.clone().unwrap_or_default(),
-                );
-            }
-            return match kind.as_str() {
-                "ollama" => Ok(Box::new(gqlnav_embed::OllamaEmbedder::new(opts)?)),
-                "openai" => Ok(Box::new(gqlnav_embed::OpenAiEmbedder::new(opts)?)),
-                other => bail!("unknown --embed-server `{other}`; expected ollama or openai"),
-            };
+            return server_embedder(
+                kind,
+                self.embed_url.clone(),
+                self.embed_model.clone(),
+                &self.embed_api_key_env,
+                &prompts,
+            );
         }
         let dir = self.model.clone().or_else(|| std::env::var_os("GQLNAV_MINILM_DIR").map(Into::into)).ok_or_else(|| {
             anyhow::anyhow!(
@@ -236,5 +220,33 @@ impl BackendArgs {
             },
         ));
         Ok(v)
+    }
+}
+
+/// An embedding server client: `ollama` (POST /api/embed) or `openai` (POST
+/// /v1/embeddings), its key read from the environment variable `key_env` only.
+pub fn server_embedder(
+    kind: &str,
+    url: Option<String>,
+    model: Option<String>,
+    key_env: &str,
+    prompts: &gqlnav_embed::PromptOverride,
+) -> Result<Box<dyn gqlnav_embed::Embedder>> {
+    let url = url.ok_or_else(|| anyhow::anyhow!("--embed-server needs --embed-url"))?;
+    let model = model.ok_or_else(|| anyhow::anyhow!("--embed-server needs --embed-model"))?;
+    let mut opts = gqlnav_embed::ServerOptions::new(url, model);
+    if let Ok(key) = std::env::var(key_env) {
+        opts = opts.with_api_key(key);
+    }
+    if prompts.query.is_some() || prompts.document.is_some() {
+        opts = opts.with_prompts(
+            prompts.query.clone().unwrap_or_default(),
+            prompts.document.clone().unwrap_or_default(),
+        );
+    }
+    match kind {
+        "ollama" => Ok(Box::new(gqlnav_embed::OllamaEmbedder::new(opts)?)),
+        "openai" => Ok(Box::new(gqlnav_embed::OpenAiEmbedder::new(opts)?)),
+        other => bail!("unknown --embed-server `{other}`; expected ollama or openai"),
     }
 }

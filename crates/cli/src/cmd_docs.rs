@@ -44,10 +44,9 @@ pub struct IndexArgs {
     /// The index directory (created; a reindex replaces it atomically).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Embedding model directory (sentence-transformers layout) for vectors; without it
-    /// the index is BM25 only.
-    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
-    pub model: Option<PathBuf>,
+    /// The embedding model for vectors; without one the index is BM25 only.
+    #[command(flatten)]
+    pub model: EmbedArgs,
     /// Most pages (the rest of a sitemap is reported, not fetched).
     #[arg(long, default_value_t = 5000)]
     pub max_pages: usize,
@@ -138,8 +137,8 @@ pub struct SearchArgs {
     #[arg(long, value_name = "MODE")]
     pub mode: Option<String>,
     /// The embedding model the index was built with (vector and hybrid modes).
-    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
-    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: EmbedArgs,
     /// Most sections.
     #[arg(long, default_value_t = 5)]
     pub limit: usize,
@@ -163,17 +162,54 @@ pub struct BenchArgs {
     /// Modes to grade (comma-separated).
     #[arg(long, default_value = "bm25,vector,hybrid")]
     pub modes: String,
-    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
-    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: EmbedArgs,
     #[arg(long)]
     pub json: bool,
 }
 
-fn load_model(dir: &Option<PathBuf>) -> Result<Option<Box<dyn Embedder>>> {
-    match dir {
+/// The docs embedder: a local model directory, or an embedding server.
+#[derive(Args, Debug, Clone)]
+pub struct EmbedArgs {
+    /// Embedding model directory (sentence-transformers layout). Nothing is downloaded.
+    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
+    pub model: Option<PathBuf>,
+    /// Embed through a server instead: `ollama` (POST /api/embed) or `openai`
+    /// (POST /v1/embeddings).
+    #[arg(long, value_name = "KIND", conflicts_with = "model")]
+    pub embed_server: Option<String>,
+    /// Embedding server base URL (http or https).
+    #[arg(long, value_name = "URL", requires = "embed_server")]
+    pub embed_url: Option<String>,
+    /// Embedding server model name.
+    #[arg(long, value_name = "NAME", requires = "embed_server")]
+    pub embed_model: Option<String>,
+    /// The environment variable holding an OpenAI-compatible server's API key.
+    #[arg(
+        long = "embed-api-key-env",
+        value_name = "VAR",
+        default_value = "GQLNAV_EMBED_API_KEY"
+    )]
+    pub embed_api_key_env: String,
+}
+
+/// The embedder `a` names, if any.
+pub fn load_model(a: &EmbedArgs) -> Result<Option<Box<dyn Embedder>>> {
+    let prompts = gqlnav_embed::PromptOverride::default();
+    if let Some(kind) = &a.embed_server {
+        return crate::backends::server_embedder(
+            kind,
+            a.embed_url.clone(),
+            a.embed_model.clone(),
+            &a.embed_api_key_env,
+            &prompts,
+        )
+        .map(Some);
+    }
+    match &a.model {
         None => Ok(None),
         Some(d) => Ok(Some(Box::new(
-            gqlnav_embed::LocalModel::load(d, gqlnav_embed::PromptOverride::default())
+            gqlnav_embed::LocalModel::load(d, prompts)
                 .with_context(|| format!("loading the embedding model from {}", d.display()))?,
         ))),
     }
