@@ -5,6 +5,8 @@
 //! - [`metrics`]: run a [`gqlnav_search::SearchBackend`] over a dataset and compute
 //!   recall@k, MRR, rank percentiles, tokens@k, the context-budget sweep and latency,
 //!   following the instrument's bench command (macro means over all questions).
+//! - `tools_bench`: what the navigation tools show an agent, replayed with a scripted
+//!   policy (`bench --mode tools`).
 //! - [`report`]: a Markdown table with metric definitions, JSON, per-question results
 //!   and SVG plots.
 
@@ -16,6 +18,7 @@ pub mod error;
 pub mod metrics;
 pub mod report;
 pub mod slice_bench;
+mod tools_bench;
 
 pub use agent_bench::{
     grade_outcome, load_agent_questions, operation_members, run_agent_bench, AgentQuestion,
@@ -38,4 +41,7 @@ pub use slice_bench::{
     grade, load_wg_sets, load_wg_sets_with, run_slice_bench, slice_json, slice_markdown,
     slice_members, write_slice_report, MakeBackend, SliceConfig, SliceRunResult, SliceSet,
     SliceStats, SlicerKind,
+};
+pub use tools_bench::{
+    replay, shown_coordinates, tools_rows, ToolsResult, ToolsRow, OWNER_TYPES, PATH_FIELDS,
 };

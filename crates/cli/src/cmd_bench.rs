@@ -37,6 +37,11 @@ pub enum ModeArg {
     /// Run a chat model through the tools on WG questions with answers (strategies
     /// navigate, slice, inline) and grade answers and operations.
     Agent,
+    /// Replay each WG question as an agent would, one tool call per step (search, then
+    /// introspect the hits' owner types, then the fields on their root paths), and report
+    /// whether every mustInclude coordinate was shown within 1, 2 and 3 calls, and the
+    /// tokens read. No model.
+    Tools,
 }
 
 #[derive(Args, Debug)]
@@ -144,6 +149,9 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
             a.report.as_deref(),
         );
     }
+    if a.mode == ModeArg::Tools {
+        return run_tools(&a);
+    }
     if a.mode == ModeArg::Slice {
         a.slice.report = a.report.clone();
         a.slice.json = a.json;
@@ -216,5 +224,67 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
         return print_json(&gqlnav_bench::json(&runs));
     }
     println!("{}", gqlnav_bench::markdown(&runs));
+    Ok(())
+}
+
+/// `bench --mode tools`.
+fn run_tools(a: &BenchArgs) -> Result<()> {
+    let ids: Vec<&str> = a.slice.schema_ids.iter().map(String::as_str).collect();
+    let sets = gqlnav_bench::load_wg_sets(&a.slice.wg, &ids)
+        .with_context(|| format!("loading {}", a.slice.wg.display()))?;
+    let mut results = Vec::new();
+    for set in &sets {
+        let tools = gqlnav_tools::Toolbox::build(
+            set.slicer.graph().clone(),
+            None,
+            gqlnav_tools::ToolsConfig::default(),
+        )?;
+        let pb = progress(
+            set.questions.len() as u64,
+            &format!("tools {}", set.schema_id),
+        );
+        for (i, q) in set.questions.iter().enumerate() {
+            results.push(gqlnav_bench::replay(&tools, &set.schema_id, q));
+            pb.set_position(i as u64 + 1);
+        }
+        pb.finish_and_clear();
+    }
+    let rows = gqlnav_bench::tools_rows(&results);
+    if a.json {
+        return crate::common::print_json(&serde_json::json!({
+            "policy": {"search": "the question, limit 10", "ownerTypes": gqlnav_bench::OWNER_TYPES,
+                       "pathFields": gqlnav_bench::PATH_FIELDS},
+            "rows": rows, "questions": results,
+        }));
+    }
+    println!(
+        "| schema | questions | all mustInclude shown in 1 call | in 2 | in 3 | mean tokens read |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for r in &rows {
+        println!(
+            "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.0} |",
+            r.schema_id,
+            r.questions,
+            100.0 * r.within[0],
+            100.0 * r.within[1],
+            100.0 * r.within[2],
+            r.mean_tokens
+        );
+    }
+    let mut missed: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in &results {
+        for m in &r.missing {
+            let kind = if m.contains('(') {
+                "argument"
+            } else if m.contains('.') {
+                "field"
+            } else {
+                "type"
+            };
+            *missed.entry(kind.to_string()).or_default() += 1;
+        }
+    }
+    eprintln!("never shown, by kind: {missed:?}");
     Ok(())
 }

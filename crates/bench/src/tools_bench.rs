@@ -1,0 +1,352 @@
+//! `gqlnav bench --mode tools`: what the navigation tools *show* an agent, independent of
+//! any model. Each WG question is replayed with a scripted policy, one tool call per step:
+//!
+//! 1. `search_schema {query: the question, limit: 10}`;
+//! 2. `introspect` the owner types of the hits, best first (at most [`OWNER_TYPES`]);
+//! 3. `introspect` the fields on the top hits' paths from the root (their arguments),
+//!    at most [`PATH_FIELDS`].
+//!
+//! A coordinate is *shown* once it appears in a tool's text: `Type.field` as written,
+//! `Type.field(arg:)` when the field is written with that argument (an SDL definition or
+//! a one-line signature), a type when its name is written. A question passes at call N
+//! when every `mustInclude` entry has been shown by call N. Tokens are those of the
+//! texts read (the toolbox's meter, o200k_base), up to the passing call or all calls.
+
+use std::collections::HashSet;
+
+use gqlnav_tools::{IntrospectRequest, SearchRequest, Toolbox};
+
+use crate::dataset::Question;
+
+/// Owner types introspected in step 2.
+pub const OWNER_TYPES: usize = 5;
+/// Path fields introspected in step 3.
+pub const PATH_FIELDS: usize = 12;
+/// Hits whose first path feeds step 3.
+const PATH_HITS: usize = 3;
+
+/// One question's replay.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsResult {
+    pub id: String,
+    pub schema_id: String,
+    /// The call after which every mustInclude entry had been shown (1-based), if any.
+    pub passed_at: Option<usize>,
+    /// Tokens read up to `passed_at` (or over all calls).
+    pub tokens: usize,
+    /// mustInclude entries never shown.
+    pub missing: Vec<String>,
+}
+
+/// Scan `text` for coordinates: `Type.field`, `Type.field(arg:)` (the arguments written
+/// inside the parentheses that follow), and, inside SDL `type T { … }` blocks, `T.f` for
+/// each field line `f(…): …` / `f: …`. Every identifier is also kept as a bare name.
+pub fn shown_coordinates(text: &str, out: &mut HashSet<String>) {
+    let b = text.as_bytes();
+    let ident = |i: usize| -> usize {
+        let mut j = i;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            j += 1;
+        }
+        j
+    };
+    let mut i = 0;
+    while i < b.len() {
+        if (b[i].is_ascii_alphabetic() || b[i] == b'_')
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+        {
+            let e = ident(i);
+            let name = &text[i..e];
+            out.insert(name.to_string());
+            if e + 1 < b.len()
+                && b[e] == b'.'
+                && (b[e + 1].is_ascii_alphabetic() || b[e + 1] == b'_')
+            {
+                let e2 = ident(e + 1);
+                let coord = &text[i..e2];
+                out.insert(coord.to_string());
+                if e2 < b.len() && b[e2] == b'(' {
+                    args_of(coord, &text[e2 + 1..], out);
+                }
+                i = e2;
+                continue;
+            }
+            i = e;
+        } else {
+            i += 1;
+        }
+    }
+    sdl_fields(text, out);
+}
+
+/// `coord(name:)` for each `name:` at depth 0 of the parenthesised list starting at `rest`
+/// (which may span lines; quoted descriptions are skipped).
+fn args_of(coord: &str, rest: &str, out: &mut HashSet<String>) {
+    let mut depth = 0i32;
+    let mut word = String::new();
+    let mut quoted = false;
+    for ch in rest.chars() {
+        if ch == '"' {
+            quoted = !quoted;
+            word.clear();
+            continue;
+        }
+        if quoted {
+            continue;
+        }
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return,
+            ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 && !word.is_empty() => {
+                out.insert(format!("{coord}({word}:)"));
+                word.clear();
+            }
+            c if c.is_ascii_alphanumeric() || c == '_' => word.push(c),
+            _ => word.clear(),
+        }
+    }
+}
+
+/// Fields of SDL blocks: `type|interface|input T … {` opens a block whose lines
+/// `name(…)` / `name:` are `T.name` (with their arguments, which may span lines).
+fn sdl_fields(text: &str, out: &mut HashSet<String>) {
+    let mut owner: Option<String> = None;
+    let mut depth = 0i32;
+    let mut quoted = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let t = line.trim();
+        if t.starts_with("\"\"\"") {
+            // A block-string line toggles unless it opens and closes on the same line.
+            if !(t.len() >= 6 && t.ends_with("\"\"\"")) {
+                quoted = !quoted;
+            }
+            continue;
+        }
+        if quoted || t.starts_with('"') || t.starts_with('#') {
+            continue;
+        }
+        if let Some(o) = owner.clone() {
+            if depth == 0 && t.starts_with('}') {
+                owner = None;
+                continue;
+            }
+            if depth == 0 {
+                let end = t
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(t.len());
+                let rest = &t[end..];
+                if end > 0 && (rest.starts_with(':') || rest.starts_with('(')) {
+                    let coord = format!("{o}.{}", &t[..end]);
+                    if rest.starts_with('(') {
+                        let lead = line.len() - line.trim_start().len();
+                        args_of(&coord, &text[start + lead + end + 1..], out);
+                    }
+                    out.insert(coord);
+                }
+            }
+            for ch in t.chars() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        for kw in ["type ", "interface ", "input ", "extend type "] {
+            if let Some(r) = t.strip_prefix(kw) {
+                if t.ends_with('{') {
+                    let name: String = r
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        owner = Some(name);
+                        depth = 0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Replay one question.
+pub fn replay(tools: &Toolbox, schema_id: &str, q: &Question) -> ToolsResult {
+    let must: Vec<&String> = q.must_include.iter().collect();
+    let mut shown = HashSet::new();
+    let mut tokens = 0;
+    let mut passed_at = None;
+    let check = |shown: &HashSet<String>, call: usize, passed: &mut Option<usize>| {
+        if passed.is_none() && must.iter().all(|m| shown.contains(m.as_str())) {
+            *passed = Some(call);
+        }
+    };
+    // 1. search.
+    let s = tools.search_schema(&SearchRequest::new(q.text.clone()));
+    tokens += s.tokens;
+    shown_coordinates(&s.text, &mut shown);
+    check(&shown, 1, &mut passed_at);
+    let results: Vec<serde_json::Value> = s
+        .structured
+        .as_ref()
+        .and_then(|v| v["results"].as_array().cloned())
+        .unwrap_or_default();
+    let coords: Vec<String> = results
+        .iter()
+        .filter_map(|r| r["coordinate"].as_str().map(String::from))
+        .collect();
+    // 2. owner types of the hits.
+    if passed_at.is_none() {
+        let mut owners: Vec<String> = Vec::new();
+        for c in &coords {
+            let o = c.split(['.', '(']).next().unwrap_or(c).to_string();
+            if !owners.contains(&o) {
+                owners.push(o);
+            }
+        }
+        owners.truncate(OWNER_TYPES);
+        if !owners.is_empty() {
+            let r = tools.introspect(&IntrospectRequest::new(owners));
+            tokens += r.tokens;
+            shown_coordinates(&r.text, &mut shown);
+            check(&shown, 2, &mut passed_at);
+        }
+    }
+    // 3. the fields on the top hits' paths.
+    if passed_at.is_none() {
+        let mut fields: Vec<String> = Vec::new();
+        for r in results.iter().take(PATH_HITS) {
+            if let Some(p) = r["pathsToRoot"].get(0).and_then(|p| p.as_array()) {
+                for f in p.iter().filter_map(|x| x.as_str()) {
+                    if !fields.iter().any(|g| g == f) {
+                        fields.push(f.to_string());
+                    }
+                }
+            }
+        }
+        fields.truncate(PATH_FIELDS);
+        if !fields.is_empty() {
+            let r = tools.introspect(&IntrospectRequest::new(fields));
+            tokens += r.tokens;
+            shown_coordinates(&r.text, &mut shown);
+            check(&shown, 3, &mut passed_at);
+        }
+    }
+    ToolsResult {
+        id: q.id.clone(),
+        schema_id: schema_id.to_string(),
+        passed_at,
+        tokens,
+        missing: q
+            .must_include
+            .iter()
+            .filter(|m| !shown.contains(m.as_str()))
+            .cloned()
+            .collect(),
+    }
+}
+
+/// A schema's summary row.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsRow {
+    pub schema_id: String,
+    pub questions: usize,
+    /// Share passing within 1, 2 and 3 calls.
+    pub within: [f64; 3],
+    pub mean_tokens: f64,
+}
+
+/// Summarise results per schema (and `all` last).
+pub fn tools_rows(results: &[ToolsResult]) -> Vec<ToolsRow> {
+    let mut ids: Vec<String> = Vec::new();
+    for r in results {
+        if !ids.contains(&r.schema_id) {
+            ids.push(r.schema_id.clone());
+        }
+    }
+    ids.push("all".into());
+    ids.iter()
+        .map(|id| {
+            let rs: Vec<&ToolsResult> = results
+                .iter()
+                .filter(|r| id == "all" || &r.schema_id == id)
+                .collect();
+            let n = rs.len().max(1) as f64;
+            let within = |k: usize| {
+                rs.iter()
+                    .filter(|r| r.passed_at.is_some_and(|p| p <= k))
+                    .count() as f64
+                    / n
+            };
+            ToolsRow {
+                schema_id: id.clone(),
+                questions: rs.len(),
+                within: [within(1), within(2), within(3)],
+                mean_tokens: rs.iter().map(|r| r.tokens as f64).sum::<f64>() / n,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates_are_read_from_signatures_paths_and_sdl() {
+        let mut s = HashSet::new();
+        shown_coordinates(
+            "1. Repository.issues (field, score 1.00)\n   Repository.issues(first: Int, states: [IssueState!]): IssueConnection!\n   path: Query.repository > Repository.issues\n",
+            &mut s,
+        );
+        for c in [
+            "Repository.issues",
+            "Repository.issues(first:)",
+            "Repository.issues(states:)",
+            "Query.repository",
+            "IssueConnection",
+        ] {
+            assert!(s.contains(c), "{c} in {s:?}");
+        }
+        assert!(!s.contains("Query.repository(owner:)"));
+        let mut s = HashSet::new();
+        shown_coordinates(
+            "type Query {\n  repository(owner: String!, name: String!): Repository\n  viewer: User!\n}\n",
+            &mut s,
+        );
+        for c in [
+            "Query.repository",
+            "Query.repository(owner:)",
+            "Query.repository(name:)",
+            "Query.viewer",
+        ] {
+            assert!(s.contains(c), "{c} in {s:?}");
+        }
+        // Arguments on their own lines, with descriptions that hold colons.
+        let mut s = HashSet::new();
+        shown_coordinates(
+            "type Repository {\n  \"\"\"\n  The issues. Note: paged.\n  \"\"\"\n  issues(\n    \"\"\"Returns the first n. Hint: small\"\"\"\n    first: Int\n    \"Filter: states\"\n    states: [IssueState!]\n  ): IssueConnection!\n  name: String!\n}\n",
+            &mut s,
+        );
+        for c in [
+            "Repository.issues",
+            "Repository.issues(first:)",
+            "Repository.issues(states:)",
+            "Repository.name",
+        ] {
+            assert!(s.contains(c), "{c} in {s:?}");
+        }
+        assert!(
+            !s.iter()
+                .any(|c| c.contains("(Note:)") || c.contains("(Hint:)") || c.contains("(Filter:)")),
+            "{s:?}"
+        );
+        assert!(!s.contains("Repository.Returns"), "{s:?}");
+    }
+}
