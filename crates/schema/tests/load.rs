@@ -445,3 +445,43 @@ fn garbage_text_is_refused_by_the_lexer_pass() {
         "{e}"
     );
 }
+
+/// A path rule from schema facts: a deprecated field is passed through only when no other
+/// route exists. Without it the order is alphabetical here (`Query.oldRepo`,
+/// `Query.repo`, `Query.repos`).
+#[test]
+fn paths_avoid_deprecated_fields_while_another_route_exists() {
+    let g = gqlnav_schema::load_sdl_str(
+        r#"
+        type Query {
+          oldRepo(id: ID!): Repo @deprecated(reason: "use repo")
+          repo(owner: String!, name: String!): Repo
+          repos: [Repo!]!
+          legacy: Thing @deprecated(reason: "no replacement")
+        }
+        type Repo { name: String }
+        type Thing { id: ID }
+        "#,
+        "rules",
+    )
+    .unwrap();
+    let p = g
+        .paths_to_root("Repo.name", gqlnav_schema::PathOptions::default())
+        .unwrap();
+    let heads: Vec<&str> = p.iter().map(|p| p[0].as_str()).collect();
+    assert_eq!(
+        heads,
+        ["Query.repo", "Query.repos", "Query.oldRepo"],
+        "{p:?}"
+    );
+    // The only route is deprecated: it is still shown.
+    let p = g
+        .paths_to_root("Thing.id", gqlnav_schema::PathOptions::default())
+        .unwrap();
+    assert_eq!(
+        p,
+        [vec!["Query.legacy".to_string(), "Thing.id".to_string()]]
+    );
+    // Ranking depth is unchanged by the path rules.
+    assert_eq!(g.depth("Repo"), Some(1.0));
+}
