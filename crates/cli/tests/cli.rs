@@ -612,3 +612,45 @@ fn docs_index_and_search_on_bundled_pages_and_store_flag_errors() {
     ]);
     assert!(e.contains("gqlnav docs index"), "{e}");
 }
+
+/// `bench --mode tools` on the bundled singapore questions: every row replayed, the
+/// policy recorded, and what the tools showed graded per question.
+#[test]
+fn bench_tools_mode_replays_the_scripted_policy() {
+    let wg = common::repo().join("benchmarks/wg");
+    let v = run_json(&[
+        "bench",
+        "--mode",
+        "tools",
+        "--wg",
+        wg.to_str().unwrap(),
+        "--schema-ids",
+        "singapore",
+        "--json",
+    ]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["schemaId"], "singapore");
+    assert_eq!(rows[0]["questions"], 16);
+    let within: Vec<f64> = rows[0]["within"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        within[0] <= within[1] && within[1] <= within[2],
+        "{within:?}"
+    );
+    assert!(within[2] >= 0.9, "singapore is small: {within:?}");
+    assert_eq!(v["policy"]["ownerTypes"], 5);
+    let qs = v["questions"].as_array().unwrap();
+    assert_eq!(qs.len(), 16);
+    for q in qs {
+        assert!(q["tokens"].as_u64().unwrap() > 0, "{q}");
+        let missing = q["missing"].as_array().unwrap();
+        match q["passedAt"].as_u64() {
+            Some(n) => assert!((1..=3).contains(&n) && missing.is_empty(), "{q}"),
+            None => assert!(!missing.is_empty(), "{q}"),
+        }
+    }
+}
