@@ -34,28 +34,9 @@ pub struct BackendArgs {
     /// Structure ranker: override weights, `key=value,…` (see docs/ranking.md).
     #[arg(long, value_name = "K=V,…")]
     pub weights: Option<String>,
-    /// Embedding model directory in the sentence-transformers layout (config.json,
-    /// tokenizer.json, model.safetensors, modules.json, 1_Pooling/config.json). Nothing is
-    /// ever downloaded.
-    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
-    pub model: Option<std::path::PathBuf>,
-    /// Use an embedding server instead of a local model: `ollama` (POST /api/embed) or
-    /// `openai` (POST /v1/embeddings).
-    #[arg(long, value_name = "KIND")]
-    pub embed_server: Option<String>,
-    /// Embedding server base URL (http or https).
-    #[arg(long, value_name = "URL")]
-    pub embed_url: Option<String>,
-    /// Embedding server model name.
-    #[arg(long, value_name = "NAME")]
-    pub embed_model: Option<String>,
-    /// API key for an OpenAI-compatible server (read from the environment only).
-    #[arg(
-        long = "embed-api-key-env",
-        value_name = "VAR",
-        default_value = "GQLNAV_EMBED_API_KEY"
-    )]
-    pub embed_api_key_env: String,
+    /// The embedding model or server (vector and hybrid rankers).
+    #[command(flatten)]
+    pub embed: EmbedArgs,
     /// Override the query prompt ("" for none).
     #[arg(long, value_name = "TEXT")]
     pub query_prompt: Option<String>,
@@ -181,16 +162,17 @@ impl BackendArgs {
             query: self.query_prompt.clone(),
             document: self.document_prompt.clone(),
         };
-        if let Some(kind) = &self.embed_server {
+        let e = &self.embed;
+        if let Some(kind) = &e.embed_server {
             return server_embedder(
                 kind,
-                self.embed_url.clone(),
-                self.embed_model.clone(),
-                &self.embed_api_key_env,
+                e.embed_url.clone(),
+                e.embed_model.clone(),
+                &e.embed_api_key_env,
                 &prompts,
             );
         }
-        let dir = self.model.clone().or_else(|| std::env::var_os("GQLNAV_MINILM_DIR").map(Into::into)).ok_or_else(|| {
+        let dir = e.model.clone().or_else(|| std::env::var_os("GQLNAV_MINILM_DIR").map(Into::into)).ok_or_else(|| {
             anyhow::anyhow!(
                 "the vector backend needs a model: pass --model DIR (a sentence-transformers folder), set GQLNAV_MODEL_DIR, or use --embed-server"
             )
@@ -221,6 +203,34 @@ impl BackendArgs {
         ));
         Ok(v)
     }
+}
+
+/// Where embeddings come from: a local model directory, or an embedding server. Shared
+/// by the rankers' flags and `gqlnav docs`.
+#[derive(Args, Debug, Clone)]
+pub struct EmbedArgs {
+    /// Embedding model directory in the sentence-transformers layout (config.json,
+    /// tokenizer.json, model.safetensors, modules.json, 1_Pooling/config.json). Nothing is
+    /// ever downloaded.
+    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
+    pub model: Option<std::path::PathBuf>,
+    /// Use an embedding server instead of a local model: `ollama` (POST /api/embed) or
+    /// `openai` (POST /v1/embeddings).
+    #[arg(long, value_name = "KIND")]
+    pub embed_server: Option<String>,
+    /// Embedding server base URL (http or https).
+    #[arg(long, value_name = "URL", requires = "embed_server")]
+    pub embed_url: Option<String>,
+    /// Embedding server model name.
+    #[arg(long, value_name = "NAME", requires = "embed_server")]
+    pub embed_model: Option<String>,
+    /// API key for an OpenAI-compatible server (read from the environment only).
+    #[arg(
+        long = "embed-api-key-env",
+        value_name = "VAR",
+        default_value = "GQLNAV_EMBED_API_KEY"
+    )]
+    pub embed_api_key_env: String,
 }
 
 /// An embedding server client: `ollama` (POST /api/embed) or `openai` (POST

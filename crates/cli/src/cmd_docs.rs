@@ -9,6 +9,7 @@ use gqlnav_docs::{BuildOptions, DocsIndex, DocsSearcher, FetchPolicy, Mode, Sour
 use gqlnav_embed::Embedder;
 use serde_json::json;
 
+use crate::backends::EmbedArgs;
 use crate::common::{print_json, progress};
 
 /// `gqlnav docs …`.
@@ -166,31 +167,6 @@ pub struct BenchArgs {
     pub model: EmbedArgs,
     #[arg(long)]
     pub json: bool,
-}
-
-/// The docs embedder: a local model directory, or an embedding server.
-#[derive(Args, Debug, Clone)]
-pub struct EmbedArgs {
-    /// Embedding model directory (sentence-transformers layout). Nothing is downloaded.
-    #[arg(long, value_name = "DIR", env = "GQLNAV_MODEL_DIR")]
-    pub model: Option<PathBuf>,
-    /// Embed through a server instead: `ollama` (POST /api/embed) or `openai`
-    /// (POST /v1/embeddings).
-    #[arg(long, value_name = "KIND", conflicts_with = "model")]
-    pub embed_server: Option<String>,
-    /// Embedding server base URL (http or https).
-    #[arg(long, value_name = "URL", requires = "embed_server")]
-    pub embed_url: Option<String>,
-    /// Embedding server model name.
-    #[arg(long, value_name = "NAME", requires = "embed_server")]
-    pub embed_model: Option<String>,
-    /// The environment variable holding an OpenAI-compatible server's API key.
-    #[arg(
-        long = "embed-api-key-env",
-        value_name = "VAR",
-        default_value = "GQLNAV_EMBED_API_KEY"
-    )]
-    pub embed_api_key_env: String,
 }
 
 /// The embedder `a` names, if any.
