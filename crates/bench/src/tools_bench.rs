@@ -35,6 +35,8 @@ pub struct ToolsResult {
     pub passed_at: Option<usize>,
     /// Tokens read up to `passed_at` (or over all calls).
     pub tokens: usize,
+    /// Tokens of the first call (the search answer) alone.
+    pub search_tokens: usize,
     /// mustInclude entries never shown.
     pub missing: Vec<String>,
 }
@@ -189,6 +191,7 @@ pub fn replay(tools: &Toolbox, schema_id: &str, q: &Question) -> ToolsResult {
     // 1. search.
     let s = tools.search_schema(&SearchRequest::new(q.text.clone()));
     tokens += s.tokens;
+    let search_tokens = s.tokens;
     shown_coordinates(&s.text, &mut shown);
     check(&shown, 1, &mut passed_at);
     let results: Vec<serde_json::Value> = s
@@ -242,6 +245,7 @@ pub fn replay(tools: &Toolbox, schema_id: &str, q: &Question) -> ToolsResult {
         schema_id: schema_id.to_string(),
         passed_at,
         tokens,
+        search_tokens,
         missing: q
             .must_include
             .iter()
@@ -260,6 +264,8 @@ pub struct ToolsRow {
     /// Share passing within 1, 2 and 3 calls.
     pub within: [f64; 3],
     pub mean_tokens: f64,
+    /// Mean tokens of the search answer (call 1).
+    pub mean_search_tokens: f64,
 }
 
 /// Summarise results per schema (and `all` last).
@@ -289,6 +295,7 @@ pub fn tools_rows(results: &[ToolsResult]) -> Vec<ToolsRow> {
                 questions: rs.len(),
                 within: [within(1), within(2), within(3)],
                 mean_tokens: rs.iter().map(|r| r.tokens as f64).sum::<f64>() / n,
+                mean_search_tokens: rs.iter().map(|r| r.search_tokens as f64).sum::<f64>() / n,
             }
         })
         .collect()

@@ -263,13 +263,14 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for r in &rows {
         println!(
-            "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.0} |",
+            "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.0} | {:.0} |",
             r.schema_id,
             r.questions,
             100.0 * r.within[0],
             100.0 * r.within[1],
             100.0 * r.within[2],
-            r.mean_tokens
+            r.mean_tokens,
+            r.mean_search_tokens
         );
     }
     let mut missed: std::collections::BTreeMap<String, usize> = Default::default();

@@ -155,6 +155,82 @@ fn members_note(graph: &gqlnav_schema::SchemaGraph, e: &gqlnav_corpus::Entry) ->
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// Owner types among the top hits whose ways in from the root are listed.
+const ENTRY_TYPES: usize = 3;
+/// Ways in listed per type.
+const ENTRY_PATHS: usize = 2;
+
+/// A field coordinate with its argument names, `Type.field(a:, b:)`: what an agent needs
+/// to write the call.
+fn with_args(graph: &gqlnav_schema::SchemaGraph, coord: &str) -> String {
+    use apollo_compiler::schema::ExtendedType;
+    let Some((ty, f)) = coord.split_once('.') else {
+        return coord.to_string();
+    };
+    let args: Vec<String> = match graph.schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => o
+            .fields
+            .get(f)
+            .map(|d| d.arguments.iter().map(|a| format!("{}:", a.name)).collect()),
+        Some(ExtendedType::Interface(i)) => i
+            .fields
+            .get(f)
+            .map(|d| d.arguments.iter().map(|a| format!("{}:", a.name)).collect()),
+        _ => None,
+    }
+    .unwrap_or_default();
+    if args.is_empty() {
+        coord.to_string()
+    } else {
+        format!("{coord}({})", args.join(", "))
+    }
+}
+
+/// The ways in from the query root to the owner types of the top hits (root types
+/// excluded), each field written with its argument names, cheapest first (the schema
+/// graph's path order: deprecated fields avoided, generic lookups last).
+fn entry_points(
+    graph: &gqlnav_schema::SchemaGraph,
+    items: &[SearchItem],
+) -> Vec<(String, Vec<String>)> {
+    let mut types: Vec<String> = Vec::new();
+    for it in items {
+        let owner = it
+            .coordinate
+            .split(['.', '('])
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if owner.is_empty() || graph.root_kind(&owner).is_some() || types.contains(&owner) {
+            continue;
+        }
+        types.push(owner);
+        if types.len() == ENTRY_TYPES {
+            break;
+        }
+    }
+    let opts = gqlnav_schema::PathOptions {
+        max_paths: ENTRY_PATHS,
+        ..gqlnav_schema::PathOptions::default()
+    };
+    types
+        .into_iter()
+        .filter_map(|t| {
+            let paths: Vec<String> = graph
+                .paths_to_type(&t, None, opts)
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .map(|c| with_args(graph, c))
+                        .collect::<Vec<_>>()
+                        .join(" > ")
+                })
+                .collect();
+            (!paths.is_empty()).then_some((t, paths))
+        })
+        .collect()
+}
+
 /// Largest accepted query text, in bytes.
 pub const MAX_QUERY_BYTES: usize = 1024;
 
@@ -306,16 +382,32 @@ impl Toolbox {
                 "More results: call search_schema again with the same query and cursor \"{n}\".\n"
             ));
         }
+        let entries = if offset == 0 {
+            entry_points(&generation.graph, &items)
+        } else {
+            Vec::new()
+        };
+        if !entries.is_empty() {
+            text.push_str("Ways in from the root (with argument names):\n");
+            for (t, paths) in &entries {
+                text.push_str(&format!("   {t}: {}\n", paths.join("  |  ")));
+            }
+        }
         if !items.is_empty() {
             text.push_str(
                 "Next: introspect a coordinate for its full definition, then validate an operation.",
             );
         }
+        let entry_json: Vec<serde_json::Value> = entries
+            .iter()
+            .map(|(t, p)| json!({"type": t, "paths": p}))
+            .collect();
         ToolOutput::ok(
             text,
             Some(json!({
                 "query": a.query,
                 "results": items,
+                "entryPoints": entry_json,
                 "nextCursor": next,
             })),
         )

@@ -212,3 +212,47 @@ fn hits_on_abstract_types_name_the_members_behind_them() {
         out.text
     );
 }
+
+/// A search lists the ways in from the root to the hits' owner types, each field with
+/// its argument names, so an agent can write the operation without guessing a root.
+#[test]
+fn search_lists_ways_in_from_the_root_with_argument_names() {
+    let tools = common::toolbox("github");
+    let out = tools.search_schema(&SearchRequest::new(
+        "files changed in a pull request of a repository",
+    ));
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("Ways in from the root"), "{}", out.text);
+    let v = out.structured.unwrap();
+    let entries = v["entryPoints"].as_array().unwrap();
+    assert!(!entries.is_empty() && entries.len() <= 3, "{entries:?}");
+    let types: Vec<&str> = entries
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        !types.contains(&"Query"),
+        "root types are not listed: {types:?}"
+    );
+    let pr = entries
+        .iter()
+        .find(|e| e["type"] == "PullRequest")
+        .unwrap_or_else(|| panic!("{entries:?}"));
+    let paths: Vec<&str> = pr["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(
+        paths.iter().any(|p| p.starts_with("Query.repository(")
+            && p.contains("owner:")
+            && p.contains("name:")),
+        "{paths:?}"
+    );
+    // A later page does not repeat them.
+    let mut next = SearchRequest::new("files changed in a pull request of a repository");
+    next.cursor = v["nextCursor"].as_str().map(String::from);
+    let v2 = tools.search_schema(&next).structured.unwrap();
+    assert!(v2["entryPoints"].as_array().unwrap().is_empty());
+}
