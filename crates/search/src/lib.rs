@@ -22,7 +22,7 @@ pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
 pub use page::{page, Page, PageRequest, Slot};
-pub use structure::{StructureBackend, StructureWeights};
+pub use structure::{unwrap_connection, StructureBackend, StructureWeights};
 pub use swan::{SwanBackend, SWAN_MAX_CHARS};
 
 /// What a backend indexes: the schema graph, the corpus and the rendering whose text is

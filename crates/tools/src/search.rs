@@ -231,6 +231,60 @@ fn entry_points(
         .collect()
 }
 
+/// Most link fields listed per answer.
+const MAX_LINKS: usize = 6;
+
+/// Link fields between the types of the top hits: fields of one such type (an owner or
+/// an object return type of a hit, root types excluded) that return another (directly,
+/// or as a connection of it), and are not hits themselves, written with their argument
+/// names. They join two parts of a question ("pull requests of a deployment").
+fn link_fields(graph: &gqlnav_schema::SchemaGraph, items: &[SearchItem]) -> Vec<String> {
+    use apollo_compiler::schema::ExtendedType;
+    let fields_of = |t: &str| match graph.schema.types.get(t) {
+        Some(ExtendedType::Object(o)) if graph.root_kind(t).is_none() => Some(&o.fields),
+        Some(ExtendedType::Interface(i)) => Some(&i.fields),
+        _ => None,
+    };
+    let target =
+        |t: &str| gqlnav_search::unwrap_connection(graph, t).unwrap_or_else(|| t.to_string());
+    let mut types: Vec<String> = Vec::new();
+    for it in items {
+        let (owner, rest) = it
+            .coordinate
+            .split_once('.')
+            .unwrap_or((it.coordinate.as_str(), ""));
+        let field = rest.split('(').next().unwrap_or("");
+        let ret = fields_of(owner)
+            .and_then(|fs| fs.get(field))
+            .map(|f| target(f.ty.inner_named_type().as_str()));
+        for t in std::iter::once(owner.to_string()).chain(ret) {
+            if fields_of(&t).is_some() && !types.contains(&t) {
+                types.push(t);
+            }
+        }
+    }
+    let hits: std::collections::HashSet<&str> =
+        items.iter().map(|i| i.coordinate.as_str()).collect();
+    let mut out = Vec::new();
+    for a in &types {
+        let Some(fields) = fields_of(a) else { continue };
+        for (name, f) in fields {
+            if f.directives.get("deprecated").is_some() {
+                continue;
+            }
+            let b = target(f.ty.inner_named_type().as_str());
+            let coord = format!("{a}.{name}");
+            if &b != a && types.contains(&b) && !hits.contains(coord.as_str()) {
+                out.push(format!("{} -> {b}", with_args(graph, &coord)));
+                if out.len() == MAX_LINKS {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Largest accepted query text, in bytes.
 pub const MAX_QUERY_BYTES: usize = 1024;
 
@@ -387,6 +441,17 @@ impl Toolbox {
         } else {
             Vec::new()
         };
+        let links = if offset == 0 {
+            link_fields(&generation.graph, &items)
+        } else {
+            Vec::new()
+        };
+        if !links.is_empty() {
+            text.push_str(&format!(
+                "Links between these types: {}\n",
+                links.join("; ")
+            ));
+        }
         if !entries.is_empty() {
             text.push_str("Ways in from the root (with argument names):\n");
             for (t, paths) in &entries {
@@ -408,6 +473,7 @@ impl Toolbox {
                 "query": a.query,
                 "results": items,
                 "entryPoints": entry_json,
+                "links": links,
                 "nextCursor": next,
             })),
         )

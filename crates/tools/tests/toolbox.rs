@@ -256,3 +256,54 @@ fn search_lists_ways_in_from_the_root_with_argument_names() {
     let v2 = tools.search_schema(&next).structured.unwrap();
     assert!(v2["entryPoints"].as_array().unwrap().is_empty());
 }
+
+/// Link fields join two types of a question: each listed link is a field of one hit's
+/// type that returns (directly or as a connection) another hit's type.
+#[test]
+fn search_lists_link_fields_between_the_hits_types() {
+    let tools = common::toolbox("github");
+    let out = tools.search_schema(&SearchRequest::new(
+        "pull requests associated with a deployment",
+    ));
+    let v = out.structured.unwrap();
+    let links: Vec<&str> = v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(!links.is_empty() && links.len() <= 6, "{links:?}");
+    assert!(
+        out.text.contains("Links between these types:"),
+        "{}",
+        out.text
+    );
+    let g = &tools.generation().graph;
+    let hits: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["coordinate"].as_str().unwrap())
+        .collect();
+    for l in &links {
+        let (field, ret) = l.split_once(" -> ").unwrap();
+        let coord = field.split('(').next().unwrap();
+        assert!(!hits.contains(&coord), "{coord} is a hit already");
+        let (ty, f) = coord.split_once('.').unwrap();
+        let def = match g.schema.types.get(ty) {
+            Some(gqlnav_schema::apollo_compiler::schema::ExtendedType::Object(o)) => {
+                o.fields.get(f)
+            }
+            Some(gqlnav_schema::apollo_compiler::schema::ExtendedType::Interface(i)) => {
+                i.fields.get(f)
+            }
+            _ => None,
+        }
+        .unwrap_or_else(|| panic!("{coord} is not a field"));
+        let named = def.ty.inner_named_type().as_str();
+        assert!(
+            named == ret || gqlnav_search::unwrap_connection(g, named).as_deref() == Some(ret),
+            "{l}: returns {named}"
+        );
+    }
+}
