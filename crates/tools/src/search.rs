@@ -285,6 +285,70 @@ fn link_fields(graph: &gqlnav_schema::SchemaGraph, items: &[SearchItem]) -> Vec<
     out
 }
 
+/// Top hits whose return types' fields are listed.
+const RETURN_HITS: usize = 3;
+/// Most fields listed per return type.
+const RETURN_FIELDS: usize = 8;
+
+/// What the top hits return, one level down: for each of the first [`RETURN_HITS`]
+/// field hits returning an object (connections unwrapped, root types excluded), its
+/// non-deprecated fields without required arguments, up to [`RETURN_FIELDS`], as
+/// `Type { a, b, … }`, so a selection can be written without another call.
+fn return_fields(graph: &gqlnav_schema::SchemaGraph, items: &[SearchItem]) -> Vec<String> {
+    use apollo_compiler::schema::ExtendedType;
+    let mut out: Vec<String> = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    for it in items.iter().filter(|i| i.kind == "field").take(RETURN_HITS) {
+        let Some((owner, field)) = it.coordinate.split_once('.') else {
+            continue;
+        };
+        let fields = match graph.schema.types.get(owner) {
+            Some(ExtendedType::Object(o)) => &o.fields,
+            Some(ExtendedType::Interface(i)) => &i.fields,
+            _ => continue,
+        };
+        let Some(f) = fields.get(field) else { continue };
+        let named = f.ty.inner_named_type().as_str();
+        let t = gqlnav_search::unwrap_connection(graph, named).unwrap_or_else(|| named.to_string());
+        if done.contains(&t) || graph.root_kind(&t).is_some() {
+            continue;
+        }
+        let fs = match graph.schema.types.get(t.as_str()) {
+            Some(ExtendedType::Object(o)) => &o.fields,
+            Some(ExtendedType::Interface(i)) => &i.fields,
+            _ => continue,
+        };
+        let names: Vec<&str> = fs
+            .iter()
+            .filter(|(_, d)| d.directives.get("deprecated").is_none())
+            .filter(|(_, d)| {
+                !d.arguments
+                    .iter()
+                    .any(|a| a.ty.is_non_null() && a.default_value.is_none())
+            })
+            .map(|(n, _)| n.as_str())
+            .take(RETURN_FIELDS)
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let more = fs.len().saturating_sub(names.len());
+        let tail = if more > 0 {
+            format!(", … +{more}")
+        } else {
+            String::new()
+        };
+        let lines: Vec<String> = names.iter().map(|n| format!("{t}.{n}")).collect();
+        out.push(format!(
+            "{} -> {t}: {}{tail}",
+            it.coordinate,
+            lines.join(", ")
+        ));
+        done.push(t);
+    }
+    out
+}
+
 /// Largest accepted query text, in bytes.
 pub const MAX_QUERY_BYTES: usize = 1024;
 
@@ -446,6 +510,17 @@ impl Toolbox {
         } else {
             Vec::new()
         };
+        let returns = if offset == 0 {
+            return_fields(&generation.graph, &items)
+        } else {
+            Vec::new()
+        };
+        if !returns.is_empty() {
+            text.push_str(&format!(
+                "What the top hits return: {}\n",
+                returns.join("; ")
+            ));
+        }
         if !links.is_empty() {
             text.push_str(&format!(
                 "Links between these types: {}\n",
@@ -474,6 +549,7 @@ impl Toolbox {
                 "results": items,
                 "entryPoints": entry_json,
                 "links": links,
+                "returns": returns,
                 "nextCursor": next,
             })),
         )

@@ -307,3 +307,43 @@ fn search_lists_link_fields_between_the_hits_types() {
         );
     }
 }
+
+/// The top hits' return types are shown one level down (fields without required
+/// arguments, not deprecated), so a selection can be written without another call.
+#[test]
+fn search_shows_what_the_top_hits_return() {
+    let tools = common::toolbox("github");
+    let out = tools.search_schema(&SearchRequest::new("author of a commit"));
+    let v = out.structured.unwrap();
+    let returns: Vec<&str> = v["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(!returns.is_empty() && returns.len() <= 3, "{returns:?}");
+    assert!(
+        out.text.contains("What the top hits return:"),
+        "{}",
+        out.text
+    );
+    let g = &tools.generation().graph;
+    for r in &returns {
+        let (hit, rest) = r.split_once(" -> ").unwrap();
+        let (ty, fields) = rest.split_once(": ").unwrap();
+        assert!(
+            v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["coordinate"] == hit),
+            "{hit} is not a hit"
+        );
+        for f in fields.split(", ").filter(|f| !f.starts_with('…')) {
+            let (owner, _) = f.split_once('.').unwrap();
+            assert_eq!(owner, ty, "{r}");
+            let c = gqlnav_schema::Coordinate::parse(f).unwrap();
+            assert!(g.resolve(&c).is_ok(), "{f} does not exist");
+        }
+    }
+}
