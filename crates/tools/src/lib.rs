@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod around;
 mod compile;
 mod cost;
 mod execute;

@@ -176,6 +176,13 @@ pub fn cap_text(
     (format!("{}{marker}", &text[..keep]), true)
 }
 
+/// A field takes an argument the caller must give (non-null, no default).
+pub(crate) fn has_required_args(f: &apollo_compiler::schema::FieldDefinition) -> bool {
+    f.arguments
+        .iter()
+        .any(|a| a.ty.is_non_null() && a.default_value.is_none())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@
 //! `max_members` members as inline fragments. Whatever it cannot fill ends in
 //! `__typename`, so every default selection is valid.
 
+use crate::util::has_required_args;
 use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use apollo_compiler::Schema;
 
@@ -147,12 +148,6 @@ fn fields_of<'s>(schema: &'s Schema, ty: &str) -> Option<Vec<&'s FieldDefinition
         ExtendedType::Interface(i) => Some(i.fields.values().map(|f| &***f).collect()),
         _ => None,
     }
-}
-
-fn has_required_args(f: &FieldDefinition) -> bool {
-    f.arguments
-        .iter()
-        .any(|a| a.ty.is_non_null() && a.default_value.is_none())
 }
 
 impl<'a> Selector<'a> {

@@ -1,0 +1,194 @@
+//! What surrounds the hits of a search page, from schema facts only: the ways in from
+//! the root to their owner types, the link fields between their types, and what the top
+//! hits return one level down. Each list is measured in `bench --mode tools`
+//! (docs/benchmarks.md).
+
+use apollo_compiler::collections::IndexMap;
+use apollo_compiler::schema::{Component, ExtendedType, FieldDefinition};
+use apollo_compiler::Name;
+use gqlnav_schema::SchemaGraph;
+
+use crate::search::SearchItem;
+use crate::util::has_required_args;
+
+/// The fields of an object or interface type.
+fn field_map<'g>(
+    graph: &'g SchemaGraph,
+    ty: &str,
+) -> Option<&'g IndexMap<Name, Component<FieldDefinition>>> {
+    match graph.schema.types.get(ty)? {
+        ExtendedType::Object(o) => Some(&o.fields),
+        ExtendedType::Interface(i) => Some(&i.fields),
+        _ => None,
+    }
+}
+
+/// Owner types among the top hits whose ways in from the root are listed.
+const ENTRY_TYPES: usize = 3;
+/// Ways in listed per type.
+const ENTRY_PATHS: usize = 2;
+
+/// A field coordinate with its argument names, `Type.field(a:, b:)`: what an agent needs
+/// to write the call.
+fn with_args(graph: &SchemaGraph, coord: &str) -> String {
+    let Some((ty, f)) = coord.split_once('.') else {
+        return coord.to_string();
+    };
+    let args: Vec<String> = field_map(graph, ty)
+        .and_then(|fs| fs.get(f))
+        .map(|d| d.arguments.iter().map(|a| format!("{}:", a.name)).collect())
+        .unwrap_or_default();
+    if args.is_empty() {
+        coord.to_string()
+    } else {
+        format!("{coord}({})", args.join(", "))
+    }
+}
+
+/// The ways in from the query root to the owner types of the top hits (root types
+/// excluded), each field written with its argument names, cheapest first (the schema
+/// graph's path order: deprecated fields avoided, generic lookups last).
+pub(crate) fn entry_points(
+    graph: &SchemaGraph,
+    items: &[SearchItem],
+) -> Vec<(String, Vec<String>)> {
+    let mut types: Vec<String> = Vec::new();
+    for it in items {
+        let owner = it
+            .coordinate
+            .split(['.', '('])
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if owner.is_empty() || graph.root_kind(&owner).is_some() || types.contains(&owner) {
+            continue;
+        }
+        types.push(owner);
+        if types.len() == ENTRY_TYPES {
+            break;
+        }
+    }
+    let opts = gqlnav_schema::PathOptions {
+        max_paths: ENTRY_PATHS,
+        ..gqlnav_schema::PathOptions::default()
+    };
+    types
+        .into_iter()
+        .filter_map(|t| {
+            let paths: Vec<String> = graph
+                .paths_to_type(&t, None, opts)
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .map(|c| with_args(graph, c))
+                        .collect::<Vec<_>>()
+                        .join(" > ")
+                })
+                .collect();
+            (!paths.is_empty()).then_some((t, paths))
+        })
+        .collect()
+}
+
+/// Most link fields listed per answer.
+const MAX_LINKS: usize = 6;
+
+/// Link fields between the types of the top hits: fields of one such type (an owner or
+/// an object return type of a hit, root types excluded) that return another (directly,
+/// or as a connection of it), and are not hits themselves, written with their argument
+/// names. They join two parts of a question ("pull requests of a deployment").
+pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
+    let fields_of = |t: &str| field_map(graph, t).filter(|_| graph.root_kind(t).is_none());
+    let target =
+        |t: &str| gqlnav_search::unwrap_connection(graph, t).unwrap_or_else(|| t.to_string());
+    let mut types: Vec<String> = Vec::new();
+    for it in items {
+        let (owner, rest) = it
+            .coordinate
+            .split_once('.')
+            .unwrap_or((it.coordinate.as_str(), ""));
+        let field = rest.split('(').next().unwrap_or("");
+        let ret = fields_of(owner)
+            .and_then(|fs| fs.get(field))
+            .map(|f| target(f.ty.inner_named_type().as_str()));
+        for t in std::iter::once(owner.to_string()).chain(ret) {
+            if fields_of(&t).is_some() && !types.contains(&t) {
+                types.push(t);
+            }
+        }
+    }
+    let hits: std::collections::HashSet<&str> =
+        items.iter().map(|i| i.coordinate.as_str()).collect();
+    let mut out = Vec::new();
+    for a in &types {
+        let Some(fields) = fields_of(a) else { continue };
+        for (name, f) in fields {
+            if f.directives.get("deprecated").is_some() {
+                continue;
+            }
+            let b = target(f.ty.inner_named_type().as_str());
+            let coord = format!("{a}.{name}");
+            if &b != a && types.contains(&b) && !hits.contains(coord.as_str()) {
+                out.push(format!("{} -> {b}", with_args(graph, &coord)));
+                if out.len() == MAX_LINKS {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Top hits whose return types' fields are listed.
+const RETURN_HITS: usize = 3;
+/// Most fields listed per return type.
+const RETURN_FIELDS: usize = 8;
+
+/// What the top hits return, one level down: for each of the first [`RETURN_HITS`]
+/// field hits returning an object (connections unwrapped, root types excluded), its
+/// non-deprecated fields without required arguments, up to [`RETURN_FIELDS`], as
+/// `Type { a, b, … }`, so a selection can be written without another call.
+pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    for it in items.iter().filter(|i| i.kind == "field").take(RETURN_HITS) {
+        let Some((owner, field)) = it.coordinate.split_once('.') else {
+            continue;
+        };
+        let Some(f) = field_map(graph, owner).and_then(|fs| fs.get(field)) else {
+            continue;
+        };
+        let named = f.ty.inner_named_type().as_str();
+        let t = gqlnav_search::unwrap_connection(graph, named).unwrap_or_else(|| named.to_string());
+        if done.contains(&t) || graph.root_kind(&t).is_some() {
+            continue;
+        }
+        let Some(fs) = field_map(graph, &t) else {
+            continue;
+        };
+        let names: Vec<&str> = fs
+            .iter()
+            .filter(|(_, d)| d.directives.get("deprecated").is_none())
+            .filter(|(_, d)| !has_required_args(d))
+            .map(|(n, _)| n.as_str())
+            .take(RETURN_FIELDS)
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let more = fs.len().saturating_sub(names.len());
+        let tail = if more > 0 {
+            format!(", … +{more}")
+        } else {
+            String::new()
+        };
+        let lines: Vec<String> = names.iter().map(|n| format!("{t}.{n}")).collect();
+        out.push(format!(
+            "{} -> {t}: {}{tail}",
+            it.coordinate,
+            lines.join(", ")
+        ));
+        done.push(t);
+    }
+    out
+}
