@@ -146,23 +146,32 @@ impl LiveDocs {
 
     /// Hybrid when the index has vectors and a model is loaded, else BM25.
     pub fn mode(&self) -> Mode {
-        if self.embedder.is_some() && self.searcher().index.vectors.is_some() {
+        self.mode_for(&self.searcher())
+    }
+
+    fn mode_for(&self, s: &DocsSearcher) -> Mode {
+        if self.embedder.is_some() && s.index.vectors.is_some() {
             Mode::Hybrid
         } else {
             Mode::Bm25
         }
     }
 
-    /// Search the current index.
+    /// Search the current index (one searcher for the whole call, even across a swap).
     pub fn search(
         &self,
         query: &str,
         limit: usize,
         budget: Option<usize>,
     ) -> Result<DocResults, DocsError> {
-        let mode = self.mode();
-        self.searcher()
-            .search(query, mode, limit, budget, self.embedder.as_deref())
+        let s = self.searcher();
+        s.search(
+            query,
+            self.mode_for(&s),
+            limit,
+            budget,
+            self.embedder.as_deref(),
+        )
     }
 
     /// Build (or reload) the next index and swap it in. On any error the served index is
