@@ -43,5 +43,5 @@ pub use slice_bench::{
     SliceStats, SlicerKind,
 };
 pub use tools_bench::{
-    replay, shown_coordinates, tools_rows, ToolsResult, ToolsRow, OWNER_TYPES, PATH_FIELDS,
+    replay, shown_coordinates, tools_rows, Policy, ToolsResult, ToolsRow, OWNER_TYPES, PATH_FIELDS,
 };

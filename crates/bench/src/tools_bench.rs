@@ -1,10 +1,20 @@
 //! `gqlnav bench --mode tools`: what the navigation tools *show* an agent, independent of
-//! any model. Each WG question is replayed with a scripted policy, one tool call per step:
+//! any model. Each WG question is replayed with a scripted policy, one tool call per step.
 //!
+//! [`Policy::Page`] (a ranked page first):
 //! 1. `search_schema {query: the question, limit: 10}`;
 //! 2. `introspect` the owner types of the hits, best first (at most [`OWNER_TYPES`]);
 //! 3. `introspect` the fields on the top hits' paths from the root (their arguments),
 //!    at most [`PATH_FIELDS`].
+//!
+//! [`Policy::Slice`] (a budgeted answer first, as the tool's `budgetTokens` offers):
+//! 1. `search_schema {query: the question, budgetTokens: B}`: a slice of the schema;
+//! 2. `search_schema {query: the question, limit: 10}`: the ranked page;
+//! 3. `introspect` the fields on the top hits' paths (as step 3 above).
+//!
+//! A slice's members are read as the slice bench reads them ([`slice_members`]: every
+//! definition, field and argument of the parsed SDL), so "shown in a slice" and "a
+//! perfect slice" are the same test.
 //!
 //! A coordinate is *shown* once it appears in a tool's text: `Type.field` as written,
 //! `Type.field(arg:)` when the field is written with that argument (an SDL definition or
@@ -17,6 +27,32 @@ use std::collections::HashSet;
 use gqlnav_tools::{IntrospectRequest, SearchRequest, Toolbox};
 
 use crate::dataset::Question;
+use crate::slice_bench::slice_members;
+
+/// The scripted policy a replay follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Policy {
+    /// Ranked page, then the hits' owner types, then the fields on their paths.
+    Page,
+    /// A budgeted search (a slice of `budget` tokens, the toolbox's encoding), then the
+    /// ranked page, then the fields on the hits' paths.
+    Slice { budget: u32 },
+}
+
+impl Policy {
+    /// One line for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Policy::Page => format!(
+                "page: search_schema(question, limit 10); introspect the hits' owner types (≤ {OWNER_TYPES}); introspect the fields on the top {PATH_HITS} hits' root paths (≤ {PATH_FIELDS})"
+            ),
+            Policy::Slice { budget } => format!(
+                "slice: search_schema(question, budgetTokens {budget}); search_schema(question, limit 10); introspect the fields on the top {PATH_HITS} hits' root paths (≤ {PATH_FIELDS})"
+            ),
+        }
+    }
+}
 
 /// Owner types introspected in step 2.
 pub const OWNER_TYPES: usize = 5;
@@ -177,79 +213,133 @@ fn sdl_fields(text: &str, out: &mut HashSet<String>) {
     }
 }
 
-/// Replay one question.
-pub fn replay(tools: &Toolbox, schema_id: &str, q: &Question) -> ToolsResult {
-    let must: Vec<&String> = q.must_include.iter().collect();
-    let mut shown = HashSet::new();
-    let mut tokens = 0;
-    let mut passed_at = None;
-    let check = |shown: &HashSet<String>, call: usize, passed: &mut Option<usize>| {
-        if passed.is_none() && must.iter().all(|m| shown.contains(m.as_str())) {
-            *passed = Some(call);
+/// What a replay has seen so far.
+struct Seen<'q> {
+    must: &'q [String],
+    shown: HashSet<String>,
+    tokens: usize,
+    calls: usize,
+    passed_at: Option<usize>,
+}
+
+impl Seen<'_> {
+    /// Count one call's text (its coordinates written, plus `extra` members).
+    fn read(&mut self, text: &str, tokens: usize, extra: Option<HashSet<String>>) {
+        self.calls += 1;
+        if self.passed_at.is_some() {
+            return;
         }
-    };
-    // 1. search.
-    let s = tools.search_schema(&SearchRequest::new(q.text.clone()));
-    tokens += s.tokens;
-    let search_tokens = s.tokens;
-    shown_coordinates(&s.text, &mut shown);
-    check(&shown, 1, &mut passed_at);
-    let results: Vec<serde_json::Value> = s
-        .structured
-        .as_ref()
-        .and_then(|v| v["results"].as_array().cloned())
-        .unwrap_or_default();
-    let coords: Vec<String> = results
-        .iter()
-        .filter_map(|r| r["coordinate"].as_str().map(String::from))
-        .collect();
-    // 2. owner types of the hits.
-    if passed_at.is_none() {
-        let mut owners: Vec<String> = Vec::new();
-        for c in &coords {
-            let o = c.split(['.', '(']).next().unwrap_or(c).to_string();
-            if !owners.contains(&o) {
-                owners.push(o);
-            }
+        self.tokens += tokens;
+        shown_coordinates(text, &mut self.shown);
+        if let Some(m) = extra {
+            self.shown.extend(m);
         }
-        owners.truncate(OWNER_TYPES);
-        if !owners.is_empty() {
-            let r = tools.introspect(&IntrospectRequest::new(owners));
-            tokens += r.tokens;
-            shown_coordinates(&r.text, &mut shown);
-            check(&shown, 2, &mut passed_at);
+        if self.must.iter().all(|m| self.shown.contains(m.as_str())) {
+            self.passed_at = Some(self.calls);
         }
     }
-    // 3. the fields on the top hits' paths.
-    if passed_at.is_none() {
-        let mut fields: Vec<String> = Vec::new();
-        for r in results.iter().take(PATH_HITS) {
-            if let Some(p) = r["pathsToRoot"].get(0).and_then(|p| p.as_array()) {
-                for f in p.iter().filter_map(|x| x.as_str()) {
-                    if !fields.iter().any(|g| g == f) {
-                        fields.push(f.to_string());
-                    }
+
+    fn done(&self) -> bool {
+        self.passed_at.is_some()
+    }
+}
+
+/// The ranked page's field coordinates, best first.
+fn page_coordinates(page: &gqlnav_tools::ToolOutput) -> Vec<serde_json::Value> {
+    page.structured
+        .as_ref()
+        .and_then(|v| v["results"].as_array().cloned())
+        .unwrap_or_default()
+}
+
+/// `introspect` the fields on the first root path of the top hits.
+fn introspect_paths(tools: &Toolbox, results: &[serde_json::Value], seen: &mut Seen) {
+    let mut fields: Vec<String> = Vec::new();
+    for r in results.iter().take(PATH_HITS) {
+        if let Some(p) = r["pathsToRoot"].get(0).and_then(|p| p.as_array()) {
+            for f in p.iter().filter_map(|x| x.as_str()) {
+                if !fields.iter().any(|g| g == f) {
+                    fields.push(f.to_string());
                 }
             }
         }
-        fields.truncate(PATH_FIELDS);
-        if !fields.is_empty() {
-            let r = tools.introspect(&IntrospectRequest::new(fields));
-            tokens += r.tokens;
-            shown_coordinates(&r.text, &mut shown);
-            check(&shown, 3, &mut passed_at);
+    }
+    fields.truncate(PATH_FIELDS);
+    if !fields.is_empty() {
+        let r = tools.introspect(&IntrospectRequest::new(fields));
+        seen.read(&r.text, r.tokens, None);
+    }
+}
+
+/// Replay one question with `policy`.
+pub fn replay(tools: &Toolbox, schema_id: &str, q: &Question, policy: Policy) -> ToolsResult {
+    let mut seen = Seen {
+        must: &q.must_include,
+        shown: HashSet::new(),
+        tokens: 0,
+        calls: 0,
+        passed_at: None,
+    };
+    let search_tokens;
+    match policy {
+        Policy::Page => {
+            let s = tools.search_schema(&SearchRequest::new(q.text.clone()));
+            search_tokens = s.tokens;
+            seen.read(&s.text, s.tokens, None);
+            let results = page_coordinates(&s);
+            // 2. owner types of the hits.
+            if !seen.done() {
+                let mut owners: Vec<String> = Vec::new();
+                for r in &results {
+                    let Some(c) = r["coordinate"].as_str() else {
+                        continue;
+                    };
+                    let o = c.split(['.', '(']).next().unwrap_or(c).to_string();
+                    if !owners.contains(&o) {
+                        owners.push(o);
+                    }
+                }
+                owners.truncate(OWNER_TYPES);
+                if !owners.is_empty() {
+                    let r = tools.introspect(&IntrospectRequest::new(owners));
+                    seen.read(&r.text, r.tokens, None);
+                }
+            }
+            // 3. the fields on the top hits' paths.
+            if !seen.done() {
+                introspect_paths(tools, &results, &mut seen);
+            }
+        }
+        Policy::Slice { budget } => {
+            let mut req = SearchRequest::new(q.text.clone());
+            req.budget_tokens = Some(budget);
+            let s = tools.search_schema(&req);
+            search_tokens = s.tokens;
+            let members = s
+                .structured
+                .as_ref()
+                .and_then(|v| v["slice"]["sdl"].as_str())
+                .and_then(|sdl| slice_members(sdl).ok());
+            seen.read(&s.text, s.tokens, members);
+            if !seen.done() {
+                let p = tools.search_schema(&SearchRequest::new(q.text.clone()));
+                seen.read(&p.text, p.tokens, None);
+                if !seen.done() {
+                    introspect_paths(tools, &page_coordinates(&p), &mut seen);
+                }
+            }
         }
     }
     ToolsResult {
         id: q.id.clone(),
         schema_id: schema_id.to_string(),
-        passed_at,
-        tokens,
+        passed_at: seen.passed_at,
+        tokens: seen.tokens,
         search_tokens,
         missing: q
             .must_include
             .iter()
-            .filter(|m| !shown.contains(m.as_str()))
+            .filter(|m| !seen.shown.contains(m.as_str()))
             .cloned()
             .collect(),
     }

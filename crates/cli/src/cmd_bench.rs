@@ -37,11 +37,20 @@ pub enum ModeArg {
     /// Run a chat model through the tools on WG questions with answers (strategies
     /// navigate, slice, inline) and grade answers and operations.
     Agent,
-    /// Replay each WG question as an agent would, one tool call per step (search, then
-    /// introspect the hits' owner types, then the fields on their root paths), and report
-    /// whether every mustInclude coordinate was shown within 1, 2 and 3 calls, and the
-    /// tokens read. No model.
+    /// Replay each WG question as an agent would, one tool call per step (the policy is
+    /// --tools-policy), and report whether every mustInclude coordinate was shown within
+    /// 1, 2 and 3 calls, and the tokens read. No model.
     Tools,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ToolsPolicyArg {
+    /// search_schema (ranked page); introspect the hits' owner types; introspect the
+    /// fields on the top hits' root paths.
+    Page,
+    /// search_schema with budgetTokens (a slice, --tools-budget); search_schema (ranked
+    /// page); introspect the fields on the top hits' root paths.
+    Slice,
 }
 
 #[derive(Args, Debug)]
@@ -92,6 +101,12 @@ pub struct BenchArgs {
     /// tokenizer.json, or its directory: the model's own counts).
     #[arg(long, default_value = "o200k_base", value_parser = parse_encoding)]
     pub encoding: Encoding,
+    /// --mode tools: the scripted policy an agent follows.
+    #[arg(long, value_enum, default_value = "slice")]
+    pub tools_policy: ToolsPolicyArg,
+    /// --mode tools with --tools-policy slice: the first call's budgetTokens (o200k_base).
+    #[arg(long, default_value_t = 4000, value_name = "TOKENS")]
+    pub tools_budget: u32,
     /// Write report.md, report.json, per-question results and SVG plots into DIR.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
@@ -232,6 +247,18 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
     let ids: Vec<&str> = a.slice.schema_ids.iter().map(String::as_str).collect();
     let sets = gqlnav_bench::load_wg_sets(&a.slice.wg, &ids)
         .with_context(|| format!("loading {}", a.slice.wg.display()))?;
+    let policy = match a.tools_policy {
+        ToolsPolicyArg::Page => gqlnav_bench::Policy::Page,
+        ToolsPolicyArg::Slice => gqlnav_bench::Policy::Slice {
+            budget: a.tools_budget,
+        },
+    };
+    if a.tools_budget < 100 {
+        bail!(
+            "--tools-budget {} is too small for a slice; use 1000 or more (4000 is the default)",
+            a.tools_budget
+        );
+    }
     let mut results = Vec::new();
     for set in &sets {
         let tools = gqlnav_tools::Toolbox::build(
@@ -244,7 +271,7 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
             &format!("tools {}", set.schema_id),
         );
         for (i, q) in set.questions.iter().enumerate() {
-            results.push(gqlnav_bench::replay(&tools, &set.schema_id, q));
+            results.push(gqlnav_bench::replay(&tools, &set.schema_id, q, policy));
             pb.set_position(i as u64 + 1);
         }
         pb.finish_and_clear();
@@ -252,15 +279,15 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
     let rows = gqlnav_bench::tools_rows(&results);
     if a.json {
         return crate::common::print_json(&serde_json::json!({
-            "policy": {"search": "the question, limit 10", "ownerTypes": gqlnav_bench::OWNER_TYPES,
-                       "pathFields": gqlnav_bench::PATH_FIELDS},
+            "policy": policy, "policyText": policy.describe(),
             "rows": rows, "questions": results,
         }));
     }
+    println!("policy: {}\n", policy.describe());
     println!(
-        "| schema | questions | all mustInclude shown in 1 call | in 2 | in 3 | mean tokens read |"
+        "| schema | questions | all mustInclude shown in 1 call | in 2 | in 3 | mean tokens read | mean first answer |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for r in &rows {
         println!(
             "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.0} | {:.0} |",

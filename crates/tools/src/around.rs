@@ -45,12 +45,114 @@ fn with_args(graph: &SchemaGraph, coord: &str) -> String {
     }
 }
 
+/// Whether a question is asked in the first person ("my repositories", "what am I
+/// assigned", "assigned to me"): then the ways in through the current caller's root
+/// field come first. The words are English grammar (singular first-person pronouns),
+/// not names from any API; "me" right after a request verb ("show me", "give me") is
+/// only politeness and does not count.
+pub(crate) fn first_person(question: &str) -> bool {
+    let words: Vec<String> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect();
+    words.iter().enumerate().any(|(i, w)| match w.as_str() {
+        "i" | "my" | "mine" | "myself" | "i'm" | "i've" | "i'd" | "i'll" => true,
+        "me" => {
+            !(i > 0
+                && matches!(
+                    words[i - 1].as_str(),
+                    "show"
+                        | "give"
+                        | "tell"
+                        | "let"
+                        | "help"
+                        | "get"
+                        | "find"
+                        | "fetch"
+                        | "list"
+                        | "send"
+                        | "bring"
+                ))
+        }
+        _ => false,
+    })
+}
+
+/// Query-root fields that stand for "the current caller": no arguments at all, returning
+/// one object (not a list, not a connection, not the root itself). In most APIs these
+/// are the signed-in user or account; the rule reads only the schema.
+fn current_roots(graph: &SchemaGraph) -> Vec<(String, String)> {
+    let Some(root) = graph.root(gqlnav_schema::RootKind::Query) else {
+        return Vec::new();
+    };
+    let Some(fields) = field_map(graph, root) else {
+        return Vec::new();
+    };
+    fields
+        .iter()
+        .filter(|(_, f)| {
+            let t = f.ty.inner_named_type().as_str();
+            f.arguments.is_empty()
+                && !f.ty.is_list()
+                && f.directives.get("deprecated").is_none()
+                && matches!(graph.schema.types.get(t), Some(ExtendedType::Object(_)))
+                && t != root
+                && gqlnav_search::unwrap_connection(graph, t).is_none()
+        })
+        .map(|(n, f)| (format!("{root}.{n}"), f.ty.inner_named_type().to_string()))
+        .collect()
+}
+
+/// Ways in through the current caller listed per type.
+const CURRENT_WAYS: usize = 3;
+
+/// For a first-person question, the ways in to `t` through a current-caller root field
+/// `C` of type `V`: `C` itself when `V` is `t`, else `C > V.f` for each field `f` of `V`
+/// returning `t` (directly or as a connection of it), the fields sharing most words
+/// with the question first, then in declaration order; at most [`CURRENT_WAYS`].
+fn current_ways(
+    graph: &SchemaGraph,
+    current: &[(String, String)],
+    t: &str,
+    question: &[String],
+) -> Vec<Vec<String>> {
+    let mut out: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    for (c, v) in current {
+        if v == t {
+            out.push((usize::MAX, out.len(), vec![c.clone()]));
+            continue;
+        }
+        let Some(fields) = field_map(graph, v) else {
+            continue;
+        };
+        for (name, f) in fields {
+            let r = f.ty.inner_named_type().as_str();
+            let r = gqlnav_search::unwrap_connection(graph, r).unwrap_or_else(|| r.to_string());
+            if r != t || f.directives.get("deprecated").is_some() {
+                continue;
+            }
+            let shared = gqlnav_search::Analyzer::Identifier
+                .index_terms(name)
+                .iter()
+                .filter(|w| question.contains(w))
+                .count();
+            out.push((shared, out.len(), vec![c.clone(), format!("{v}.{name}")]));
+        }
+    }
+    out.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    out.into_iter().take(CURRENT_WAYS).map(|w| w.2).collect()
+}
+
 /// The ways in from the query root to the owner types of the top hits (root types
 /// excluded), each field written with its argument names, cheapest first (the schema
-/// graph's path order: deprecated fields avoided, generic lookups last).
+/// graph's path order: deprecated fields avoided, generic lookups last). For a
+/// first-person question, the ways in through a current-caller root field
+/// ([`current_ways`]) come first.
 pub(crate) fn entry_points(
     graph: &SchemaGraph,
     items: &[SearchItem],
+    question: &str,
 ) -> Vec<(String, Vec<String>)> {
     let mut types: Vec<String> = Vec::new();
     for it in items {
@@ -72,11 +174,22 @@ pub(crate) fn entry_points(
         max_paths: ENTRY_PATHS,
         ..gqlnav_schema::PathOptions::default()
     };
+    let current = if first_person(question) {
+        current_roots(graph)
+    } else {
+        Vec::new()
+    };
+    let terms = gqlnav_search::Analyzer::Identifier.query_terms(question);
     types
         .into_iter()
         .filter_map(|t| {
-            let paths: Vec<String> = graph
-                .paths_to_type(&t, None, opts)
+            let mut paths = current_ways(graph, &current, &t, &terms);
+            for p in graph.paths_to_type(&t, None, opts) {
+                if !paths.contains(&p) {
+                    paths.push(p);
+                }
+            }
+            let paths: Vec<String> = paths
                 .iter()
                 .map(|p| {
                     p.iter()
@@ -191,4 +304,30 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         done.push(t);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_person;
+
+    #[test]
+    fn first_person_is_read_from_pronouns_not_from_requests() {
+        for q in [
+            "my assigned issues",
+            "What issues are currently assigned to me?",
+            "Which teams am I a member of?",
+            "What's my email address",
+            "repositories I’ve starred",
+        ] {
+            assert!(first_person(q), "{q}");
+        }
+        for q in [
+            "Show me the commit history of the main branch",
+            "Give me a snapshot of the organization",
+            "mean time to merge",
+            "Tell me the latest release",
+        ] {
+            assert!(!first_person(q), "{q}");
+        }
+    }
 }

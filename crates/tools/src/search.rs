@@ -308,7 +308,7 @@ impl Toolbox {
             ));
         }
         let entries = if offset == 0 {
-            entry_points(&generation.graph, &items)
+            entry_points(&generation.graph, &items, &a.query)
         } else {
             Vec::new()
         };
