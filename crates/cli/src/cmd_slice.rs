@@ -193,7 +193,15 @@ impl SlicerRanker {
     fn from_flags(backend: &crate::backends::BackendArgs, format: &str) -> Result<Option<Self>> {
         let name = backend.backend.trim();
         if name == "structure" {
-            return Ok(None);
+            // The default slicer, unless --weights / --without change the ranker (they
+            // were silently ignored by slices before).
+            if backend.weights.is_none() && backend.without.is_none() {
+                return Ok(None);
+            }
+            return Ok(Some(SlicerRanker {
+                backend: backend.clone(),
+                rendering: gqlnav_corpus::Rendering::DotPlusGloss,
+            }));
         }
         if !name.starts_with("hybrid") {
             anyhow::bail!(

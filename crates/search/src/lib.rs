@@ -15,6 +15,7 @@ pub mod analyzer;
 pub mod bm25;
 pub mod error;
 mod page;
+mod person;
 pub mod saved;
 pub mod structure;
 mod swan;
@@ -22,6 +23,7 @@ pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
 pub use page::{page, Page, PageRequest, Slot};
+pub use person::{caller_roots, first_person};
 pub use structure::{unwrap_connection, StructureBackend, StructureWeights};
 pub use swan::{SwanBackend, SWAN_MAX_CHARS};
 

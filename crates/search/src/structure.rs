@@ -12,6 +12,10 @@
 //! * `path`: fields on the cheapest paths from the root to a strong hit's owner type get
 //!   a share of that hit's score (a task needing `PullRequest.title` needs
 //!   `Query.repository` and `Repository.pullRequests` too).
+//!   Besides the cheapest paths, a type reached only through lookups by key
+//!   (`Repository.pullRequest(number:)`) also lends that share to its cheapest
+//!   *collection* path (`Repository.pullRequests`), the way a question about many of
+//!   them goes (weight `collection`).
 //! * `conn`: a strong hit returning a connection lifts the connection's `nodes`/`edges`
 //!   fields and the edge's `node` field.
 //! * `iface`: an interface field shares its score with the same field on implementations
@@ -53,6 +57,10 @@ pub struct StructureWeights {
     pub iface: f32,
     /// Depth penalty: score / (1 + depth·(owner depth − 1)).
     pub depth: f32,
+    /// Share given to the fields on a hit's owner type's cheapest *collection* path, when
+    /// its cheapest paths are lookups by key (0 switches it off).
+    #[serde(default)]
+    pub collection: f32,
     /// How many top base hits propagate along the graph.
     pub seeds: usize,
     /// Paths per seed.
@@ -74,6 +82,7 @@ impl Default for StructureWeights {
             conn: 0.5,
             iface: 0.7,
             depth: 0.3,
+            collection: 0.8,
             seeds: 20,
             paths_per_seed: 2,
         }
@@ -83,7 +92,7 @@ impl Default for StructureWeights {
 impl StructureWeights {
     /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
     /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 12] = [
+    pub const WEIGHT_KEYS: [&'static str; 13] = [
         "text",
         "name",
         "desc",
@@ -96,6 +105,7 @@ impl StructureWeights {
         "conn",
         "iface",
         "depth",
+        "collection",
     ];
 
     /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
@@ -113,6 +123,7 @@ impl StructureWeights {
             "conn" => &mut self.conn,
             "iface" => &mut self.iface,
             "depth" => &mut self.depth,
+            "collection" => &mut self.collection,
             _ => return None,
         })
     }
@@ -160,6 +171,9 @@ pub struct StructureBackend {
     depth_of: Vec<f32>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
+    /// per type: its cheapest collection path when its cheapest paths are lookups by
+    /// key (empty otherwise); see [`collection_path`]
+    coll_paths: Vec<Vec<usize>>,
     /// per doc: wrapper docs lifted when the doc returns a connection
     conn_of: Vec<Vec<usize>>,
     /// per doc: interface/implementation twins
@@ -180,7 +194,7 @@ struct SavedConfig {
 /// The per-doc and per-type links of a saved structure index.
 const LINKS_FILE: &str = "structure.bin";
 const LINKS_MAGIC: &[u8; 8] = b"GQLNSTR\0";
-const LINKS_VERSION: u32 = 1;
+const LINKS_VERSION: u32 = 2;
 
 impl StructureBackend {
     pub fn new(weights: StructureWeights) -> Self {
@@ -193,6 +207,7 @@ impl StructureBackend {
             ret_of: Vec::new(),
             depth_of: Vec::new(),
             type_paths: Vec::new(),
+            coll_paths: Vec::new(),
             conn_of: Vec::new(),
             iface_of: Vec::new(),
             n: 0,
@@ -341,6 +356,7 @@ impl StructureBackend {
         w.lists(&path_ids);
         w.lists(&self.conn_of);
         w.lists(&self.iface_of);
+        w.lists(&self.coll_paths);
         w.buf
     }
 
@@ -380,12 +396,14 @@ impl StructureBackend {
         let path_ids = r.lists(paths.len())?;
         let conn_of = r.lists(n)?;
         let iface_of = r.lists(n)?;
+        let coll_paths = r.lists(n)?;
         r.finish()?;
         if owner_of.len() != n
             || ret_of.len() != n
             || conn_of.len() != n
             || iface_of.len() != n
             || path_ids.len() != n_types
+            || coll_paths.len() != n_types
         {
             return Err(format!("{LINKS_FILE} lists do not match the corpus"));
         }
@@ -398,6 +416,7 @@ impl StructureBackend {
         self.depth_of = depth_of;
         self.conn_of = conn_of;
         self.iface_of = iface_of;
+        self.coll_paths = coll_paths;
         self.n = n;
         Ok(n_types)
     }
@@ -422,6 +441,62 @@ impl StructureBackend {
         b.ctx = Some(ctx.clone());
         Ok(b)
     }
+}
+
+/// The cheapest root path that reaches `ty` through a collection of it (a field
+/// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
+/// in the schema graph's path order; `None` when there is none.
+fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
+    let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
+    let mut best: Option<(f64, Vec<String>)> = None;
+    for fr in graph.producers(ty) {
+        let coord = format!("{}.{}", fr.owner, fr.field);
+        if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
+            continue;
+        }
+        let d = if fr.owner == query {
+            0.0
+        } else {
+            match graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner) {
+                Some(d) => d,
+                None => continue,
+            }
+        };
+        if best.as_ref().is_some_and(|(bd, _)| *bd <= d) {
+            continue;
+        }
+        let one = PathOptions {
+            max_paths: 1,
+            ..PathOptions::default()
+        };
+        if let Some(p) = graph
+            .paths_to_type(&fr.owner, Some(&coord), one)
+            .into_iter()
+            .next()
+        {
+            best = Some((d, p));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Whether a root path reaches type `ty` through a collection of `ty` itself: its last
+/// field returns a list of `ty`, or sits on a connection or edge type of `ty`
+/// (`…Connection.nodes`, `…Edge.node`). A list of an abstract type that merely contains
+/// `ty` (a generic search) does not count.
+fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
+    let Some((owner, name)) = path.last().and_then(|c| c.split_once('.')) else {
+        return false;
+    };
+    let field = match graph.schema.types.get(owner) {
+        Some(ExtendedType::Object(o)) => o.fields.get(name),
+        Some(ExtendedType::Interface(i)) => i.fields.get(name),
+        _ => None,
+    };
+    let Some(f) = field else { return false };
+    let direct = f.ty.inner_named_type().as_str() == ty;
+    (direct && f.ty.is_list())
+        || (direct && unwrap_connection(graph, owner).is_some_and(|n| n == ty))
 }
 
 fn normalise(v: &mut [f32]) {
@@ -483,6 +558,7 @@ impl SearchBackend for StructureBackend {
             .collect();
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
+        let mut coll_paths = vec![Vec::new(); types.len()];
         let mut owners: Vec<usize> = self.owner_of.clone();
         owners.sort_unstable();
         owners.dedup();
@@ -496,12 +572,18 @@ impl SearchBackend for StructureBackend {
                     ..PathOptions::default()
                 },
             );
+            if !paths.iter().any(|p| is_collection_path(graph, p, name)) {
+                if let Some(c) = collection_path(graph, name) {
+                    coll_paths[t] = c.iter().filter_map(|c| corpus.position(c)).collect();
+                }
+            }
             type_paths[t] = paths
                 .iter()
                 .map(|p| p.iter().filter_map(|c| corpus.position(c)).collect())
                 .collect();
         }
         self.type_paths = type_paths;
+        self.coll_paths = coll_paths;
         // Connection wrappers per doc.
         self.conn_of = corpus
             .entries
@@ -641,6 +723,9 @@ impl SearchBackend for StructureBackend {
                     for &p in path {
                         prop[p] = prop[p].max(w.path * s);
                     }
+                }
+                for &p in &self.coll_paths[self.owner_of[sd.doc]] {
+                    prop[p] = prop[p].max(w.collection * s);
                 }
             }
             if self.on("conn") {

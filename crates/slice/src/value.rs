@@ -138,6 +138,9 @@ impl Slicer {
         if knobs.link_blend > 0.0 {
             self.value_links(cx, &tr, &type_rel, knobs);
         }
+        if gqlnav_search::first_person(question) {
+            self.value_caller(cx, &type_rel, knobs);
+        }
         let mut cands: Vec<(usize, f32)> = cx
             .value
             .iter()
@@ -188,6 +191,37 @@ impl Slicer {
             .collect();
         tr.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
         tr
+    }
+
+    /// First-person questions ("which of my issues …"): the current caller's root fields
+    /// ([`gqlnav_search::caller_roots`]) are worth as much as the best hit, and each field
+    /// of the caller's type that leads to a relevant type is a link to it (valued as the
+    /// link channel values links), so "my X" is read through the caller, not through a
+    /// lookup by key.
+    fn value_caller(&self, cx: &mut Ctx<'_>, type_rel: &HashMap<String, f32>, knobs: &Knobs) {
+        for (root_field, caller) in gqlnav_search::caller_roots(&self.graph) {
+            let Some(&d) = self.doc_of.get(&root_field) else {
+                continue;
+            };
+            let e = cx.value.entry(d).or_insert(0.0);
+            *e = e.max(1.0);
+            for &f in self
+                .fields_of_type
+                .get(&caller)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
+                let rel = self.family[f]
+                    .iter()
+                    .filter(|t| **t != caller)
+                    .filter_map(|t| type_rel.get(t))
+                    .fold(0.0f32, |a, b| a.max(*b));
+                if rel > 0.0 {
+                    let e = cx.value.entry(f).or_insert(0.0);
+                    *e = e.max(knobs.link_blend * rel);
+                }
+            }
+        }
     }
 
     /// Links: a field of a relevant type that leads to another relevant type (directly,

@@ -45,65 +45,6 @@ fn with_args(graph: &SchemaGraph, coord: &str) -> String {
     }
 }
 
-/// Whether a question is asked in the first person ("my repositories", "what am I
-/// assigned", "assigned to me"): then the ways in through the current caller's root
-/// field come first. The words are English grammar (singular first-person pronouns),
-/// not names from any API; "me" right after a request verb ("show me", "give me") is
-/// only politeness and does not count.
-pub(crate) fn first_person(question: &str) -> bool {
-    let words: Vec<String> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase().replace('’', "'"))
-        .collect();
-    words.iter().enumerate().any(|(i, w)| match w.as_str() {
-        "i" | "my" | "mine" | "myself" | "i'm" | "i've" | "i'd" | "i'll" => true,
-        "me" => {
-            !(i > 0
-                && matches!(
-                    words[i - 1].as_str(),
-                    "show"
-                        | "give"
-                        | "tell"
-                        | "let"
-                        | "help"
-                        | "get"
-                        | "find"
-                        | "fetch"
-                        | "list"
-                        | "send"
-                        | "bring"
-                ))
-        }
-        _ => false,
-    })
-}
-
-/// Query-root fields that stand for "the current caller": no arguments at all, returning
-/// one object (not a list, not a connection, not the root itself). In most APIs these
-/// are the signed-in user or account; the rule reads only the schema.
-fn current_roots(graph: &SchemaGraph) -> Vec<(String, String)> {
-    let Some(root) = graph.root(gqlnav_schema::RootKind::Query) else {
-        return Vec::new();
-    };
-    let Some(fields) = field_map(graph, root) else {
-        return Vec::new();
-    };
-    fields
-        .iter()
-        .filter(|(_, f)| {
-            let t = f.ty.inner_named_type().as_str();
-            f.arguments.is_empty()
-                && !f.ty.is_list()
-                && f.directives.get("deprecated").is_none()
-                && matches!(graph.schema.types.get(t), Some(ExtendedType::Object(_)))
-                && t != root
-                && gqlnav_search::unwrap_connection(graph, t).is_none()
-        })
-        .map(|(n, f)| (format!("{root}.{n}"), f.ty.inner_named_type().to_string()))
-        .collect()
-}
-
 /// Ways in through the current caller listed per type.
 const CURRENT_WAYS: usize = 3;
 
@@ -148,7 +89,7 @@ fn current_ways(
 /// excluded), each field written with its argument names, cheapest first (the schema
 /// graph's path order: deprecated fields avoided, generic lookups last). For a
 /// first-person question, the ways in through a current-caller root field
-/// ([`current_ways`]) come first.
+/// ([`current_ways`] over [`gqlnav_search::caller_roots`]) come first.
 pub(crate) fn entry_points(
     graph: &SchemaGraph,
     items: &[SearchItem],
@@ -174,8 +115,8 @@ pub(crate) fn entry_points(
         max_paths: ENTRY_PATHS,
         ..gqlnav_schema::PathOptions::default()
     };
-    let current = if first_person(question) {
-        current_roots(graph)
+    let current = if gqlnav_search::first_person(question) {
+        gqlnav_search::caller_roots(graph)
     } else {
         Vec::new()
     };
@@ -304,30 +245,4 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         done.push(t);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::first_person;
-
-    #[test]
-    fn first_person_is_read_from_pronouns_not_from_requests() {
-        for q in [
-            "my assigned issues",
-            "What issues are currently assigned to me?",
-            "Which teams am I a member of?",
-            "What's my email address",
-            "repositories I’ve starred",
-        ] {
-            assert!(first_person(q), "{q}");
-        }
-        for q in [
-            "Show me the commit history of the main branch",
-            "Give me a snapshot of the organization",
-            "mean time to merge",
-            "Tell me the latest release",
-        ] {
-            assert!(!first_person(q), "{q}");
-        }
-    }
 }
