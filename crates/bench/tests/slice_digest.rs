@@ -25,10 +25,13 @@ use gqlnav_slice::{SliceOptions, Style};
 /// ordered list: 84). First recorded from the slicer before it was split into modules;
 /// re-recorded on 2026-12-02 for an intended change: root paths avoid deprecated fields
 /// while another route exists (slices github 90.5% → 91.0%, docs/benchmarks.md).
-const DENSE_AUTO_ALL: &str = "decb00f0cea7cb64";
-const SDL_B2000_CLOSED_ALL: &str = "0fc71a35fb800a23";
-const DENSE_AUTO_FIFTHS: &str = "ee8903f832b9d540";
-const SDL_B2000_CLOSED_FIFTHS: &str = "45deaea76c834e2e";
+/// Re-recorded again on 2026-12-02 for two intended changes: the ranker's collection
+/// paths (weight `collection`) and first-person questions read through the current
+/// caller (slices linear 97.0% → 97.5%, docs/benchmarks.md).
+const DENSE_AUTO_ALL: &str = "429c15dd8b0f1f08";
+const SDL_B2000_CLOSED_ALL: &str = "a54a883e05299796";
+const DENSE_AUTO_FIFTHS: &str = "2c37770c17b820c3";
+const SDL_B2000_CLOSED_FIFTHS: &str = "317003dc127f68ef";
 
 fn configs() -> Vec<(&'static str, SliceOptions)> {
     vec![

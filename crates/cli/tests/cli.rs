@@ -642,7 +642,29 @@ fn bench_tools_mode_replays_the_scripted_policy() {
         "{within:?}"
     );
     assert!(within[2] >= 0.9, "singapore is small: {within:?}");
-    assert_eq!(v["policy"]["ownerTypes"], 5);
+    // The default policy starts with a budgeted search (a slice).
+    assert_eq!(v["policy"]["kind"], "slice");
+    assert_eq!(v["policy"]["budget"], 4000);
+    assert!(
+        within[0] >= 0.9,
+        "a slice shows singapore's paths at once: {within:?}"
+    );
+    // The page policy is recorded as such and replays every row too.
+    let p = run_json(&[
+        "bench",
+        "--mode",
+        "tools",
+        "--tools-policy",
+        "page",
+        "--wg",
+        wg.to_str().unwrap(),
+        "--schema-ids",
+        "singapore",
+        "--json",
+    ]);
+    assert_eq!(p["policy"]["kind"], "page");
+    assert!(p["policyText"].as_str().unwrap().contains("owner types"));
+    assert_eq!(p["questions"].as_array().unwrap().len(), 16);
     let qs = v["questions"].as_array().unwrap();
     assert_eq!(qs.len(), 16);
     for q in qs {

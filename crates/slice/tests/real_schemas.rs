@@ -359,3 +359,42 @@ fn out_of_range_knobs_are_refused() {
     o.knobs = Default::default();
     assert!(s.slice("schools", &[], &o).is_ok());
 }
+
+/// A first-person question is read through the current caller's root field (a root
+/// field without arguments returning one object): the slice holds it and the caller's
+/// field that leads to the question's type. The same question in the third person
+/// does not bring the caller's root field in for that reason.
+#[test]
+fn first_person_questions_go_through_the_current_caller() {
+    let s = slicer("linear");
+    let o = opts(None, Style::Dense, false);
+    let mine = s
+        .slice(
+            "Which of my issues are in the current cycle vs. backlog?",
+            &[],
+            &o,
+        )
+        .unwrap();
+    for c in ["Query.viewer", "User.assignedIssues"] {
+        assert!(
+            mine.coordinates.iter().any(|x| x == c),
+            "{c} in {:?}",
+            mine.coordinates
+        );
+    }
+    let theirs = s
+        .slice(
+            "Which issues of the team are in the current cycle vs. backlog?",
+            &[],
+            &o,
+        )
+        .unwrap();
+    assert!(
+        !theirs
+            .coordinates
+            .iter()
+            .any(|x| x == "User.assignedIssues"),
+        "{:?}",
+        theirs.coordinates
+    );
+}

@@ -71,7 +71,8 @@ pub struct SearchRequest {
     #[schemars(range(min = 1, max = 50))]
     pub limit: u32,
     /// Optional token budget (o200k_base) for the whole answer: the answer is then a slice
-    /// of the schema (valid SDL) cut to it. Default: none (a ranked page).
+    /// of the schema (valid SDL: paths from the Query root, arguments, the likely fields)
+    /// cut to it; 4000 is a good first look at a whole task. Default: none (a ranked page).
     #[serde(default, alias = "budget_tokens")]
     pub budget_tokens: Option<u32>,
     /// Cursor from a previous call's "More results" line, to get the next page. Default: none (first page).

@@ -257,6 +257,43 @@ fn search_lists_ways_in_from_the_root_with_argument_names() {
     assert!(v2["entryPoints"].as_array().unwrap().is_empty());
 }
 
+/// A first-person question lists the ways in through the current caller first (`Query.viewer
+/// > User.assignedIssues(…)`); the same words in the third person, or "show me" as a
+/// request, do not.
+#[test]
+fn first_person_search_lists_the_way_in_through_the_current_caller_first() {
+    let tools = common::toolbox("linear");
+    let first_path = |q: &str| -> Vec<String> {
+        let v = tools
+            .search_schema(&SearchRequest::new(q))
+            .structured
+            .unwrap();
+        v["entryPoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "Issue")
+            .filter_map(|e| e["paths"][0].as_str().map(String::from))
+            .collect()
+    };
+    let mine = first_path("What issues are currently assigned to me?");
+    assert!(
+        mine.first()
+            .is_some_and(|p| p.starts_with("Query.viewer > User.assignedIssues(")),
+        "{mine:?}"
+    );
+    for q in [
+        "What issues are currently assigned to the team?",
+        "Show me the issues assigned to the team",
+    ] {
+        let p = first_path(q);
+        assert!(
+            !p.first().is_some_and(|p| p.starts_with("Query.viewer")),
+            "{q}: {p:?}"
+        );
+    }
+}
+
 /// Link fields join two types of a question: each listed link is a field of one hit's
 /// type that returns (directly or as a connection) another hit's type.
 #[test]

@@ -1,0 +1,50 @@
+//! The structure ranker's graph channels on a real schema (the bundled WG GitHub SDL):
+//! a type reached only through a lookup by key also lifts its cheapest collection path.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
+use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend, StructureWeights};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) -> Option<usize> {
+    b.search(&Query::new(q), 100)
+        .unwrap()
+        .iter()
+        .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
+}
+
+#[test]
+fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
+    let g = Arc::new(
+        gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
+            .expect("bundled github schema"),
+    );
+    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
+    let ctx = SearchContext::new(g, c, r);
+    let mut on = StructureBackend::new(StructureWeights::default());
+    on.index(&ctx).unwrap();
+    let mut w = StructureWeights::default();
+    w.collection = 0.0;
+    let mut off = StructureBackend::new(w);
+    off.index(&ctx).unwrap();
+    let q = "draft pull requests not ready for review";
+    // The cheapest path to PullRequest is the lookup Repository.pullRequest(number:); the
+    // list Repository.pullRequests is what a question about many of them needs.
+    let with = rank_of(&on, &ctx, q, "Repository.pullRequests");
+    assert!(with.is_some_and(|r| r < 10), "with the channel: {with:?}");
+    let without = rank_of(&off, &ctx, q, "Repository.pullRequests");
+    assert!(
+        without.is_none_or(|r| r >= 50),
+        "without it the collection is not reached: {without:?}"
+    );
+    // The lookup keeps its own share.
+    assert!(rank_of(&on, &ctx, q, "Repository.pullRequest").is_some_and(|r| r < 50));
+}
