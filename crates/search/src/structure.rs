@@ -495,8 +495,7 @@ fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     };
     let Some(f) = field else { return false };
     let direct = f.ty.inner_named_type().as_str() == ty;
-    (direct && f.ty.is_list())
-        || (direct && unwrap_connection(graph, owner).is_some_and(|n| n == ty))
+    direct && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
 }
 
 fn normalise(v: &mut [f32]) {

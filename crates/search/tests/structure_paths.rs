@@ -31,9 +31,10 @@ fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
     let ctx = SearchContext::new(g, c, r);
     let mut on = StructureBackend::new(StructureWeights::default());
     on.index(&ctx).unwrap();
-    let mut w = StructureWeights::default();
-    w.collection = 0.0;
-    let mut off = StructureBackend::new(w);
+    let mut off = StructureBackend::new(StructureWeights {
+        collection: 0.0,
+        ..StructureWeights::default()
+    });
     off.index(&ctx).unwrap();
     let q = "draft pull requests not ready for review";
     // The cheapest path to PullRequest is the lookup Repository.pullRequest(number:); the

@@ -257,9 +257,9 @@ fn search_lists_ways_in_from_the_root_with_argument_names() {
     assert!(v2["entryPoints"].as_array().unwrap().is_empty());
 }
 
-/// A first-person question lists the ways in through the current caller first (`Query.viewer
-/// > User.assignedIssues(…)`); the same words in the third person, or "show me" as a
-/// request, do not.
+/// A first-person question lists the ways in through the current caller first
+/// (`Query.viewer` then `User.assignedIssues(…)`); the same words in the third person, or
+/// "show me" as a request, do not.
 #[test]
 fn first_person_search_lists_the_way_in_through_the_current_caller_first() {
     let tools = common::toolbox("linear");
