@@ -36,7 +36,7 @@ fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
         ..StructureWeights::default()
     });
     off.index(&ctx).unwrap();
-    let q = "draft pull requests not ready for review";
+    let q = "draft pull requests not ready";
     // The cheapest path to PullRequest is the lookup Repository.pullRequest(number:); the
     // list Repository.pullRequests is what a question about many of them needs.
     let with = rank_of(&on, &ctx, q, "Repository.pullRequests");
