@@ -913,7 +913,10 @@ fn mcp_python_sdk_searches_docs_and_reindexing_swaps_or_keeps_the_index() {
         "the JSON page should rank first: {t}"
     );
     assert!(t.contains("library/json.html#"), "{t}");
-    assert_eq!(c[0]["structured"]["generation"], 1);
+    // The first index is generation 1; on a loaded machine the 1 s schedule may already
+    // have swapped in the next one before the SDK's first call (seen under a parallel build).
+    let g0 = c[0]["structured"]["generation"].as_u64().unwrap();
+    assert!(g0 >= 1, "generation {g0}");
     assert_tool_error(c, 1, "empty");
     let st = &c[2]["structured"];
     assert!(st["tokens"].as_u64().unwrap() <= 300, "{st}");

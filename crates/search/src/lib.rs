@@ -24,7 +24,9 @@ pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
 pub use page::{page, Page, PageRequest, Slot};
 pub use person::{caller_roots, first_person};
-pub use structure::{unwrap_connection, StructureBackend, StructureWeights};
+pub use structure::{
+    collection_path, is_collection_path, unwrap_connection, StructureBackend, StructureWeights,
+};
 pub use swan::{SwanBackend, SWAN_MAX_CHARS};
 
 /// What a backend indexes: the schema graph, the corpus and the rendering whose text is

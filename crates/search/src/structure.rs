@@ -446,7 +446,7 @@ impl StructureBackend {
 /// The cheapest root path that reaches `ty` through a collection of it (a field
 /// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
 /// in the schema graph's path order; `None` when there is none.
-fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
+pub fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
     let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
     let mut best: Option<(f64, Vec<String>)> = None;
     for fr in graph.producers(ty) {
@@ -484,7 +484,7 @@ fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
 /// field returns a list of `ty`, or sits on a connection or edge type of `ty`
 /// (`…Connection.nodes`, `…Edge.node`). A list of an abstract type that merely contains
 /// `ty` (a generic search) does not count.
-fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
+pub fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     let Some((owner, name)) = path.last().and_then(|c| c.split_once('.')) else {
         return false;
     };

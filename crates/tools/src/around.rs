@@ -89,7 +89,9 @@ fn current_ways(
 /// excluded), each field written with its argument names, cheapest first (the schema
 /// graph's path order: deprecated fields avoided, generic lookups last). For a
 /// first-person question, the ways in through a current-caller root field
-/// ([`current_ways`] over [`gqlnav_search::caller_roots`]) come first.
+/// ([`current_ways`] over [`gqlnav_search::caller_roots`]) come first. When the cheapest
+/// ways are all lookups by key, the cheapest way to a list of the type follows
+/// ([`gqlnav_search::collection_path`], the ranker's collection path).
 pub(crate) fn entry_points(
     graph: &SchemaGraph,
     items: &[SearchItem],
@@ -125,9 +127,21 @@ pub(crate) fn entry_points(
         .into_iter()
         .filter_map(|t| {
             let mut paths = current_ways(graph, &current, &t, &terms);
-            for p in graph.paths_to_type(&t, None, opts) {
+            let cheapest = graph.paths_to_type(&t, None, opts);
+            let lookups_only = !cheapest
+                .iter()
+                .any(|p| gqlnav_search::is_collection_path(graph, p, &t));
+            for p in cheapest {
                 if !paths.contains(&p) {
                     paths.push(p);
+                }
+            }
+            // Only lookups by key: the list of them too, as the ranker reads it.
+            if lookups_only {
+                if let Some(c) = gqlnav_search::collection_path(graph, &t) {
+                    if !paths.contains(&c) {
+                        paths.push(c);
+                    }
                 }
             }
             let paths: Vec<String> = paths
