@@ -25,7 +25,7 @@ pub use error::SearchError;
 pub use page::{page, Page, PageRequest, Slot};
 pub use person::{caller_roots, first_person};
 pub use structure::{
-    collection_path, is_collection_path, unwrap_connection, StructureBackend, StructureWeights,
+    lookup_collection_path, unwrap_connection, StructureBackend, StructureWeights,
 };
 pub use swan::{SwanBackend, SWAN_MAX_CHARS};
 

@@ -443,10 +443,24 @@ impl StructureBackend {
     }
 }
 
+/// The collection path to `ty` ([`collection_path`]) when none of its `cheapest` root
+/// paths is one (they are all lookups by key); `None` otherwise. The ranker lends it the
+/// path share, and the search page lists it among the ways in.
+pub fn lookup_collection_path(
+    graph: &SchemaGraph,
+    ty: &str,
+    cheapest: &[Vec<String>],
+) -> Option<Vec<String>> {
+    if cheapest.iter().any(|p| is_collection_path(graph, p, ty)) {
+        return None;
+    }
+    collection_path(graph, ty)
+}
+
 /// The cheapest root path that reaches `ty` through a collection of it (a field
 /// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
 /// in the schema graph's path order; `None` when there is none.
-pub fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
+fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
     let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
     let mut best: Option<(f64, Vec<String>)> = None;
     for fr in graph.producers(ty) {
@@ -484,7 +498,7 @@ pub fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
 /// field returns a list of `ty`, or sits on a connection or edge type of `ty`
 /// (`…Connection.nodes`, `…Edge.node`). A list of an abstract type that merely contains
 /// `ty` (a generic search) does not count.
-pub fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
+fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     let Some((owner, name)) = path.last().and_then(|c| c.split_once('.')) else {
         return false;
     };
@@ -571,10 +585,8 @@ impl SearchBackend for StructureBackend {
                     ..PathOptions::default()
                 },
             );
-            if !paths.iter().any(|p| is_collection_path(graph, p, name)) {
-                if let Some(c) = collection_path(graph, name) {
-                    coll_paths[t] = c.iter().filter_map(|c| corpus.position(c)).collect();
-                }
+            if let Some(c) = lookup_collection_path(graph, name, &paths) {
+                coll_paths[t] = c.iter().filter_map(|c| corpus.position(c)).collect();
             }
             type_paths[t] = paths
                 .iter()

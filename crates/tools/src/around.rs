@@ -91,7 +91,7 @@ fn current_ways(
 /// first-person question, the ways in through a current-caller root field
 /// ([`current_ways`] over [`gqlnav_search::caller_roots`]) come first. When the cheapest
 /// ways are all lookups by key, the cheapest way to a list of the type follows
-/// ([`gqlnav_search::collection_path`], the ranker's collection path).
+/// ([`gqlnav_search::lookup_collection_path`], the ranker's collection path).
 pub(crate) fn entry_points(
     graph: &SchemaGraph,
     items: &[SearchItem],
@@ -128,20 +128,11 @@ pub(crate) fn entry_points(
         .filter_map(|t| {
             let mut paths = current_ways(graph, &current, &t, &terms);
             let cheapest = graph.paths_to_type(&t, None, opts);
-            let lookups_only = !cheapest
-                .iter()
-                .any(|p| gqlnav_search::is_collection_path(graph, p, &t));
-            for p in cheapest {
+            // Only lookups by key: the list of them too, as the ranker reads it.
+            let list = gqlnav_search::lookup_collection_path(graph, &t, &cheapest);
+            for p in cheapest.into_iter().chain(list) {
                 if !paths.contains(&p) {
                     paths.push(p);
-                }
-            }
-            // Only lookups by key: the list of them too, as the ranker reads it.
-            if lookups_only {
-                if let Some(c) = gqlnav_search::collection_path(graph, &t) {
-                    if !paths.contains(&c) {
-                        paths.push(c);
-                    }
                 }
             }
             let paths: Vec<String> = paths
