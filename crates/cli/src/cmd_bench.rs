@@ -242,8 +242,17 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Smallest `--tools-budget`: below it a slice holds little more than one root path.
+const MIN_TOOLS_BUDGET: u32 = 500;
+
 /// `bench --mode tools`.
 fn run_tools(a: &BenchArgs) -> Result<()> {
+    if a.tools_policy == ToolsPolicyArg::Slice && a.tools_budget < MIN_TOOLS_BUDGET {
+        bail!(
+            "--tools-budget {} is too small for a slice; use {MIN_TOOLS_BUDGET} or more (4000 is the default)",
+            a.tools_budget
+        );
+    }
     let ids: Vec<&str> = a.slice.schema_ids.iter().map(String::as_str).collect();
     let sets = gqlnav_bench::load_wg_sets(&a.slice.wg, &ids)
         .with_context(|| format!("loading {}", a.slice.wg.display()))?;
@@ -253,12 +262,6 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
             budget: a.tools_budget,
         },
     };
-    if a.tools_budget < 100 {
-        bail!(
-            "--tools-budget {} is too small for a slice; use 1000 or more (4000 is the default)",
-            a.tools_budget
-        );
-    }
     let mut results = Vec::new();
     for set in &sets {
         let tools = gqlnav_tools::Toolbox::build(

@@ -665,6 +665,22 @@ fn bench_tools_mode_replays_the_scripted_policy() {
     assert_eq!(p["policy"]["kind"], "page");
     assert!(p["policyText"].as_str().unwrap().contains("owner types"));
     assert_eq!(p["questions"].as_array().unwrap().len(), 16);
+    // A budget too small for a slice is refused with the fix.
+    let e = run_err(&[
+        "bench",
+        "--mode",
+        "tools",
+        "--tools-budget",
+        "50",
+        "--wg",
+        wg.to_str().unwrap(),
+        "--schema-ids",
+        "singapore",
+    ]);
+    assert!(
+        e.contains("--tools-budget 50") && e.contains("500 or more"),
+        "{e}"
+    );
     let qs = v["questions"].as_array().unwrap();
     assert_eq!(qs.len(), 16);
     for q in qs {
