@@ -14,6 +14,7 @@ use gqlnav_schema::{PathOptions, SchemaGraph};
 pub mod analyzer;
 pub mod bm25;
 pub mod error;
+mod family;
 mod page;
 mod person;
 pub mod saved;
@@ -22,7 +23,7 @@ mod swan;
 pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
-pub use page::{page, Page, PageRequest, Slot};
+pub use page::{page, page_folded, Fold, Page, PageRequest, Slot};
 pub use person::{caller_roots, first_person};
 pub use structure::{
     lookup_collection_path, unwrap_connection, StructureBackend, StructureWeights,

@@ -58,6 +58,18 @@ pub struct Page<T> {
     /// The budget stopped the page before its first item: that item alone costs this many
     /// tokens.
     pub first_over_budget: Option<usize>,
+    /// Per item, the ranked position a page resuming after it starts from (its cursor):
+    /// past the item and past the positions folded into this page's items before the
+    /// next item.
+    pub resume: Vec<usize>,
+}
+
+/// What [`page_folded`] does with a ranked position.
+pub enum Fold {
+    /// A new item.
+    New,
+    /// Fold into the page's item at this index (0-based on the page).
+    Into(usize),
 }
 
 /// Cut a ranking into a page. `make` turns a slot into an item and its token cost; it is
@@ -72,7 +84,24 @@ pub struct Page<T> {
 pub fn page<T>(
     scored: &[Scored],
     req: &PageRequest,
+    make: impl FnMut(Slot<'_>) -> (T, usize),
+) -> Page<T> {
+    page_folded(scored, req, |_, _| Fold::New, make, |_, _| 0)
+}
+
+/// [`page`], with near-duplicates folded: `place` is asked, for each ranked position, with
+/// the docs of the items already on the page, whether it is a new item or folds into one
+/// of them; `fold` adds it to that item and returns the tokens it adds. Folded positions
+/// do not count towards the limit; the budget counts their tokens. Once the page is full,
+/// positions that fold into its items are still taken, up to the first that does not
+/// (where the next page starts, [`Page::resume`]). A folding caller should rank deeper
+/// than [`PageRequest::depth`], since folded positions use up the ranking.
+pub fn page_folded<T>(
+    scored: &[Scored],
+    req: &PageRequest,
+    mut place: impl FnMut(&Scored, &[usize]) -> Fold,
     mut make: impl FnMut(Slot<'_>) -> (T, usize),
+    mut fold: impl FnMut(&mut T, Slot<'_>) -> usize,
 ) -> Page<T> {
     let top = scored.first().map(|s| s.score).unwrap_or(0.0);
     let mut out = Page {
@@ -80,7 +109,9 @@ pub fn page<T>(
         more: false,
         tokens: 0,
         first_over_budget: None,
+        resume: Vec::new(),
     };
+    let mut docs: Vec<usize> = Vec::new();
     for (rank, s) in scored.iter().enumerate().skip(req.offset) {
         let score = if top > 0.0 {
             (s.score / top).clamp(0.0, 1.0)
@@ -90,15 +121,30 @@ pub fn page<T>(
         if req.min_score.is_some_and(|m| score < m) {
             break;
         }
+        let slot = Slot {
+            rank,
+            scored: s,
+            score,
+        };
+        if let Fold::Into(i) = place(s, &docs) {
+            if let Some(item) = out.items.get_mut(i) {
+                let tokens = fold(item, slot);
+                if req.budget.is_some_and(|b| out.tokens + tokens > b) {
+                    out.more = true;
+                    break;
+                }
+                out.tokens += tokens;
+                if let Some(last) = out.resume.last_mut() {
+                    *last = rank + 1;
+                }
+                continue;
+            }
+        }
         if out.items.len() == req.limit {
             out.more = true;
             break;
         }
-        let (item, tokens) = make(Slot {
-            rank,
-            scored: s,
-            score,
-        });
+        let (item, tokens) = make(slot);
         if req.budget.is_some_and(|b| out.tokens + tokens > b) {
             if out.items.is_empty() {
                 out.first_over_budget = Some(tokens);
@@ -108,6 +154,8 @@ pub fn page<T>(
         }
         out.tokens += tokens;
         out.items.push(item);
+        out.resume.push(rank + 1);
+        docs.push(s.doc);
     }
     out
 }
@@ -165,6 +213,55 @@ mod tests {
         let p = page(&r, &req, |s| (s.scored.doc, 1));
         assert_eq!(docs(&p), vec![0, 1]);
         assert!(!p.more);
+    }
+
+    #[test]
+    fn folded_positions_join_their_item_and_do_not_count() {
+        // docs 1 and 3 fold into doc 0; doc 5 into doc 2.
+        let r = ranking(&[9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0]);
+        let into = |s: &Scored, docs: &[usize]| {
+            let lead = match s.doc {
+                1 | 3 => 0,
+                5 => 2,
+                _ => return Fold::New,
+            };
+            docs.iter()
+                .position(|&d| d == lead)
+                .map_or(Fold::New, Fold::Into)
+        };
+        let p = page_folded(
+            &r,
+            &PageRequest::first(2),
+            into,
+            |s| (vec![s.scored.doc], 1),
+            |item: &mut Vec<usize>, s| {
+                item.push(s.scored.doc);
+                1
+            },
+        );
+        // 0 (+1, +3), 2: the page is full at doc 4, which starts the next page.
+        assert_eq!(p.items, vec![vec![0, 1, 3], vec![2]]);
+        assert_eq!(p.resume, vec![2, 4]);
+        assert_eq!(p.tokens, 4);
+        assert!(p.more);
+        let next = PageRequest {
+            offset: 4,
+            ..PageRequest::first(2)
+        };
+        let p = page_folded(
+            &r,
+            &next,
+            into,
+            |s| (vec![s.scored.doc], 1),
+            |item: &mut Vec<usize>, s| {
+                item.push(s.scored.doc);
+                1
+            },
+        );
+        // doc 5's item (2) is on the page before: here it is an item of its own.
+        assert_eq!(p.items, vec![vec![4], vec![5]]);
+        assert_eq!(p.resume, vec![5, 6]);
+        assert!(p.more);
     }
 
     #[test]

@@ -49,3 +49,35 @@ fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
     // The lookup keeps its own share.
     assert!(rank_of(&on, &ctx, q, "Repository.pullRequest").is_some_and(|r| r < 50));
 }
+
+/// `same_field`: one field name, declared by an interface that each owner is or
+/// implements; schema facts only.
+#[test]
+fn the_same_field_on_an_interface_family() {
+    let g = Arc::new(
+        gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
+            .expect("bundled github schema"),
+    );
+    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
+    let ctx = SearchContext::new(g, c, r);
+    let doc = |coord: &str| {
+        ctx.corpus
+            .entries
+            .iter()
+            .position(|e| e.coordinate == coord)
+            .unwrap_or_else(|| panic!("{coord}"))
+    };
+    let same = |a: &str, b: &str| ctx.same_field(doc(a), doc(b));
+    // Siblings (both implement Actor, which declares avatarUrl) and the interface itself.
+    assert!(same("Organization.avatarUrl", "User.avatarUrl"));
+    assert!(same("User.avatarUrl", "Actor.avatarUrl"));
+    assert!(same("Actor.avatarUrl", "Bot.avatarUrl"));
+    // Enterprise has an avatarUrl but is not an Actor.
+    assert!(!same("Organization.avatarUrl", "Enterprise.avatarUrl"));
+    // Another field, or the same entry.
+    assert!(!same("User.avatarUrl", "User.login"));
+    assert!(!same("User.avatarUrl", "User.avatarUrl"));
+    // Out of range is not a panic.
+    assert!(!ctx.same_field(usize::MAX, 0));
+}

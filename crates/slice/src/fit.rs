@@ -75,8 +75,17 @@ impl Slicer {
         sub_queries: &[String],
         opts: &SliceOptions,
     ) -> Result<Slice, SliceError> {
-        let knobs = &opts.knobs;
-        knobs.validate()?;
+        opts.knobs.validate()?;
+        let auto_knobs;
+        let knobs = if opts.budget.is_none() {
+            auto_knobs = Knobs {
+                max_child_types: opts.knobs.auto_child_types,
+                ..opts.knobs.clone()
+            };
+            &auto_knobs
+        } else {
+            &opts.knobs
+        };
         let (seed_fields, seed_types, seed_args) = self.parse_seeds(&opts.seeds)?;
         let rel = Relevance::new(question, sub_queries);
         let pr = Pruner::with_names(&self.graph, &rel, &self.names);

@@ -32,8 +32,12 @@ pub struct Knobs {
     /// Value of a field of the type a picked field returns (through connections and
     /// edges), as a share of the picked field's value.
     pub child_blend: f32,
-    /// Most types expanded that way per question.
+    /// Most types expanded that way per question, under a budget.
     pub max_child_types: usize,
+    /// Most types expanded that way per question without a budget. There the value
+    /// floor bounds the size and this cap is what stops the slice short; under a budget,
+    /// space is the bound and more child types push out the question's own fields.
+    pub auto_child_types: usize,
     /// A field returning an object or interface type with at most this many fields brings
     /// that type's scalar and enum fields along (a composite field cannot be selected
     /// without a sub-selection, and a small type's leaves are cheap); 0 turns it off.
@@ -112,8 +116,14 @@ impl Default for Knobs {
             default_tokens: 8500,
             enum_small: 8,
             paths_per_type: 1,
-            child_blend: 0.2,
+            // 0.15 and 50 (auto) were chosen left-one-API-out on github, linear and
+            // singapore (docs/benchmarks.md, "sixth session"): auto slices 94.5% -> 95.9%
+            // perfect at 5,852 -> 6,697 mean cl100k, each left-out API at or above its
+            // figure before; 0.2 -> 0.15 alone moves b2000 59.6% -> 60.6%. Budgeted slices
+            // keep 10 child types: 50 lowers b4000 85.8% -> 81.7%.
+            child_blend: 0.15,
             max_child_types: 10,
+            auto_child_types: 50,
             small_type_fields: 5,
             root_entries_per_type: 5,
             link_blend: 0.6,

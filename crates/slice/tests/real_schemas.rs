@@ -363,11 +363,12 @@ fn out_of_range_knobs_are_refused() {
 /// A first-person question is read through the current caller's root field (a root
 /// field without arguments returning one object): the slice holds it and the caller's
 /// field that leads to the question's type (`lin-ic-26` lost `User.assignedIssues`
-/// before the rule). The same question about a project does not bring that field in.
+/// before the rule). The same question about a project does not bring that field in
+/// (under a budget: an auto-sized slice is large enough to reach it as a child of `User`).
 #[test]
 fn first_person_questions_go_through_the_current_caller() {
     let s = slicer("linear");
-    let o = opts(None, Style::Dense, false);
+    let o = opts(Some(4000), Style::Dense, false);
     let has = |q: &str, c: &str| {
         s.slice(q, &[], &o)
             .unwrap()

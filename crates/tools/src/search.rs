@@ -2,7 +2,7 @@
 //! with a token budget, a slice of the schema cut to it.
 
 use gqlnav_corpus::Entry;
-use gqlnav_search::{page, PageRequest, Query};
+use gqlnav_search::{page_folded, Fold, PageRequest, Query, Slot};
 use serde_json::json;
 
 use crate::around::{entry_points, link_fields, return_fields};
@@ -100,6 +100,9 @@ impl SearchRequest {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchItem {
+    /// 1-based position in the whole ranking (positions folded into an earlier item are
+    /// skipped, so numbers can jump).
+    pub rank: usize,
     /// Schema coordinate.
     pub coordinate: String,
     /// Entry kind (`field`, …).
@@ -117,7 +120,15 @@ pub struct SearchItem {
     /// write the fragment without another call.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub members: Option<String>,
+    /// The same field on other types of its interface family, ranked lower and folded
+    /// into this item (`Bot.login`, `Mannequin.login` under `User.login`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same_field_on: Vec<String>,
 }
+
+/// Ranked positions read per page item: folding near-duplicates uses positions up, so a
+/// page ranks this many times its limit (plus one, to tell whether more exist).
+const FOLD_DEPTH: usize = 4;
 
 /// Most member names listed per hit.
 const MAX_MEMBERS_SHOWN: usize = 5;
@@ -195,14 +206,10 @@ fn kind_name(k: gqlnav_corpus::EntryKind) -> String {
 }
 
 /// The text block of one item in a `search_schema` answer.
-fn item_block(rank: usize, it: &SearchItem) -> String {
+fn item_block(it: &SearchItem) -> String {
     let mut block = format!(
         "{}. {} ({}, score {:.2})\n   {}",
-        rank + 1,
-        it.coordinate,
-        it.kind,
-        it.score,
-        it.definition
+        it.rank, it.coordinate, it.kind, it.score, it.definition
     );
     match it.paths_to_root.first() {
         Some(p) => block.push_str(&format!("\n   path: {}", p.join(" > "))),
@@ -210,6 +217,12 @@ fn item_block(rank: usize, it: &SearchItem) -> String {
     }
     if let Some(m) = &it.members {
         block.push_str(&format!("\n   members: {m}"));
+    }
+    if !it.same_field_on.is_empty() {
+        block.push_str(&format!(
+            "\n   same field on: {}",
+            it.same_field_on.join(", ")
+        ));
     }
     block
 }
@@ -227,26 +240,59 @@ impl Toolbox {
         paths: usize,
     ) -> Result<SearchPage, String> {
         check_query(query)?;
+        let depth = req.offset + FOLD_DEPTH * req.limit + 1;
         let scored = generation
             .backend
-            .search(&Query::new(query), req.depth())
+            .search(&Query::new(query), depth)
             .map_err(|e| format!("search failed: {e}"))?;
-        let p = page(&scored, req, |slot| {
-            let hit = generation
-                .ctx
-                .hit(slot.rank, slot.scored, slot.score, paths);
-            let e = &generation.ctx.corpus.entries[slot.scored.doc];
-            let item = SearchItem {
+        let ctx = &generation.ctx;
+        let build = |slot: Slot<'_>| {
+            let hit = ctx.hit(slot.rank, slot.scored, slot.score, paths);
+            let e = &ctx.corpus.entries[slot.scored.doc];
+            SearchItem {
+                rank: slot.rank + 1,
                 coordinate: hit.coordinate,
                 kind: kind_name(e.kind),
                 score: hit.score,
                 definition: short_definition(e),
                 paths_to_root: hit.paths_to_root,
-                cursor: make_cursor(slot.rank + 1, query, generation.number),
+                cursor: String::new(),
                 members: members_note(&generation.graph, e),
-            };
-            (item, 0)
-        });
+                same_field_on: Vec::new(),
+            }
+        };
+        let is_interface = |coordinate: &str| {
+            let owner = coordinate.split('.').next().unwrap_or_default();
+            matches!(
+                generation.graph.schema.types.get(owner),
+                Some(apollo_compiler::schema::ExtendedType::Interface(_))
+            )
+        };
+        let mut p = page_folded(
+            &scored,
+            req,
+            |s, docs| {
+                // Sibling object types only: a hit on the interface itself stays an item.
+                let coordinate = &ctx.corpus.entries[s.doc].coordinate;
+                if is_interface(coordinate) {
+                    return Fold::New;
+                }
+                docs.iter()
+                    .position(|&d| {
+                        ctx.same_field(d, s.doc) && !is_interface(&ctx.corpus.entries[d].coordinate)
+                    })
+                    .map_or(Fold::New, Fold::Into)
+            },
+            |slot| (build(slot), 0),
+            |item, slot| {
+                let coordinate = &ctx.corpus.entries[slot.scored.doc].coordinate;
+                item.same_field_on.push(coordinate.clone());
+                0
+            },
+        );
+        for (item, &resume) in p.items.iter_mut().zip(&p.resume) {
+            item.cursor = make_cursor(resume, query, generation.number);
+        }
         Ok(SearchPage {
             items: p.items,
             more: p.more,
@@ -296,11 +342,7 @@ impl Toolbox {
                 a.query
             )
         } else {
-            let blocks: Vec<String> = items
-                .iter()
-                .enumerate()
-                .map(|(i, it)| item_block(offset + i, it))
-                .collect();
+            let blocks: Vec<String> = items.iter().map(item_block).collect();
             format!("{}\n", blocks.join("\n"))
         };
         if let Some(n) = &next {

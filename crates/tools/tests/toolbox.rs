@@ -384,3 +384,52 @@ fn search_shows_what_the_top_hits_return() {
         }
     }
 }
+
+/// The same field on sibling object types of one interface is one result that names the
+/// others (`Organization.avatarUrl`, same field on `User.avatarUrl`: both are `Actor`s);
+/// the interface's own field stays a result. Pages that follow their cursors never show a
+/// coordinate twice, folded or not, and rank numbers skip the folded positions.
+#[test]
+fn sibling_fields_fold_into_one_result_and_cursors_skip_them() {
+    let tools = common::toolbox("github");
+    let q = "avatar url of the author";
+    let mut req = SearchRequest::new(q);
+    req.limit = 4;
+    let mut seen: Vec<String> = Vec::new();
+    let mut folded_any = false;
+    let mut numbers = Vec::new();
+    for _ in 0..3 {
+        let out = tools.search_schema(&req);
+        assert!(!out.is_error, "{}", out.text);
+        let v = out.structured.unwrap();
+        for r in v["results"].as_array().unwrap() {
+            numbers.push(r["rank"].as_u64().unwrap());
+            let mut coords = vec![r["coordinate"].as_str().unwrap().to_string()];
+            if let Some(same) = r["sameFieldOn"].as_array() {
+                folded_any = true;
+                assert!(out.text.contains("same field on: "), "{}", out.text);
+                let field = coords[0].split('.').nth(1).unwrap().to_string();
+                for c in same {
+                    let c = c.as_str().unwrap();
+                    // The same field name, on another type.
+                    assert_eq!(c.split('.').nth(1), Some(field.as_str()), "{c}");
+                    assert_ne!(c, coords[0]);
+                    coords.push(c.to_string());
+                }
+            }
+            for c in coords {
+                assert!(!seen.contains(&c), "{c} shown twice: {seen:?}");
+                seen.push(c);
+            }
+        }
+        req.cursor = Some(v["nextCursor"].as_str().expect("a next page").to_string());
+    }
+    assert!(folded_any, "{seen:?}");
+    assert!(seen.iter().any(|c| c == "User.avatarUrl"), "{seen:?}");
+    assert!(seen.iter().any(|c| c == "Actor.avatarUrl"), "{seen:?}");
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+    assert!(
+        numbers.last().copied().unwrap_or(0) > numbers.len() as u64,
+        "folded positions are skipped: {numbers:?}"
+    );
+}

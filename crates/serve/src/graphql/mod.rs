@@ -46,6 +46,8 @@ type __SearchResult {
   score: Float
   "Opaque cursor: pass it as `after` to get the results after this one."
   cursor: String!
+  "The same field on sibling types of its interface family (ranked lower, folded into this result so they do not take a result each), e.g. `User.avatarUrl` under `Organization.avatarUrl`. A gqlnav extension."
+  sameFieldOn: [String!]!
 }
 
 "Any schema element `__search` and `__definitions` can return."
@@ -133,6 +135,12 @@ impl ObjectValue for SearchResultObj<'_> {
             "coordinate" => ResolvedValue::leaf(self.item.coordinate.as_str()),
             "score" => ResolvedValue::leaf(f64::from(self.item.score)),
             "cursor" => ResolvedValue::leaf(self.item.cursor.as_str()),
+            "sameFieldOn" => ResolvedValue::list(
+                self.item
+                    .same_field_on
+                    .iter()
+                    .map(|c| ResolvedValue::leaf(c.as_str())),
+            ),
             "pathsToRoot" => {
                 ResolvedValue::list(self.item.paths_to_root.iter().map(|p| {
                     ResolvedValue::list(p.iter().map(|c| ResolvedValue::leaf(c.as_str())))
