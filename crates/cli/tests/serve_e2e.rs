@@ -452,6 +452,21 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     assert!(items(&r3["data"]["__search"])
         .iter()
         .all(|x| x["score"].as_f64().unwrap() >= 0.9));
+    // sameFieldOn (a gqlnav extension): the same field on sibling types of one interface
+    // is folded into one result.
+    let r4 = gql(
+        &url,
+        json!({"query": "{ __search(query: \"avatar url of the author\", first: 6) { coordinate sameFieldOn } }"}),
+    );
+    assert!(r4.get("errors").is_none(), "{r4}");
+    assert!(
+        items(&r4["data"]["__search"])
+            .iter()
+            .any(|x| x["sameFieldOn"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|c| c == "User.avatarUrl"))),
+        "{r4}"
+    );
 
     // __definitions: same order as asked, each the right meta type.
     let r = gql(

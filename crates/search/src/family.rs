@@ -1,21 +1,29 @@
-//! Near-duplicate hits: the same field declared by an interface and repeated on the types
-//! that implement it (`Actor.login`, `User.login`, `Bot.login`, …). A page shows one of
-//! them and names the others ([`crate::page_folded`]), so the same field on six sibling
-//! types does not take six of ten slots.
+//! Near-duplicate hits: the same field declared by an interface and repeated on the
+//! object types that implement it (`User.login`, `Bot.login`, `Organization.login`, …). A
+//! page shows one of them and names the others ([`crate::page_folded`]), so the same
+//! field on six sibling types does not take six of ten slots. The interface's own field
+//! is not folded: folding it too lowered what the tools show on linear, and leading with
+//! it lowered github (docs/benchmarks.md, "Near-duplicates folded").
 
+use gqlnav_corpus::OwnerKind;
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 
 use crate::SearchContext;
 
 impl SearchContext {
-    /// Whether two corpus entries are the same field seen on an interface family: both
-    /// are fields with one name, on different owners, and one interface declares that
-    /// field and is, or is implemented by, each owner. Schema facts only.
-    pub fn same_field(&self, a: usize, b: usize) -> bool {
+    /// Whether two corpus entries are the same field on sibling object types: fields
+    /// with one name, on two different object types that implement one interface
+    /// declaring that field. Schema facts only.
+    pub fn sibling_field(&self, a: usize, b: usize) -> bool {
         let (Some(x), Some(y)) = (self.corpus.entries.get(a), self.corpus.entries.get(b)) else {
             return false;
         };
-        if x.kind != y.kind || x.name != y.name || x.owner == y.owner {
+        if x.kind != y.kind
+            || x.name != y.name
+            || x.owner == y.owner
+            || x.owner_kind != OwnerKind::Object
+            || y.owner_kind != OwnerKind::Object
+        {
             return false;
         }
         let ix = self.interfaces_with(&x.owner, &x.name);

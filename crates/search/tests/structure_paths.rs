@@ -50,8 +50,8 @@ fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
     assert!(rank_of(&on, &ctx, q, "Repository.pullRequest").is_some_and(|r| r < 50));
 }
 
-/// `same_field`: one field name, declared by an interface that each owner is or
-/// implements; schema facts only.
+/// `sibling_field`: one field name on two object types implementing an interface that
+/// declares it; schema facts only.
 #[test]
 fn the_same_field_on_an_interface_family() {
     let g = Arc::new(
@@ -68,16 +68,18 @@ fn the_same_field_on_an_interface_family() {
             .position(|e| e.coordinate == coord)
             .unwrap_or_else(|| panic!("{coord}"))
     };
-    let same = |a: &str, b: &str| ctx.same_field(doc(a), doc(b));
-    // Siblings (both implement Actor, which declares avatarUrl) and the interface itself.
+    let same = |a: &str, b: &str| ctx.sibling_field(doc(a), doc(b));
+    // Siblings: both implement Actor, which declares avatarUrl.
     assert!(same("Organization.avatarUrl", "User.avatarUrl"));
-    assert!(same("User.avatarUrl", "Actor.avatarUrl"));
-    assert!(same("Actor.avatarUrl", "Bot.avatarUrl"));
+    assert!(same("Bot.avatarUrl", "User.avatarUrl"));
+    // The interface's own field is not a sibling.
+    assert!(!same("User.avatarUrl", "Actor.avatarUrl"));
+    assert!(!same("Actor.avatarUrl", "Bot.avatarUrl"));
     // Enterprise has an avatarUrl but is not an Actor.
     assert!(!same("Organization.avatarUrl", "Enterprise.avatarUrl"));
     // Another field, or the same entry.
     assert!(!same("User.avatarUrl", "User.login"));
     assert!(!same("User.avatarUrl", "User.avatarUrl"));
     // Out of range is not a panic.
-    assert!(!ctx.same_field(usize::MAX, 0));
+    assert!(!ctx.sibling_field(usize::MAX, 0));
 }

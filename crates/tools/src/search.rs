@@ -261,26 +261,12 @@ impl Toolbox {
                 same_field_on: Vec::new(),
             }
         };
-        let is_interface = |coordinate: &str| {
-            let owner = coordinate.split('.').next().unwrap_or_default();
-            matches!(
-                generation.graph.schema.types.get(owner),
-                Some(apollo_compiler::schema::ExtendedType::Interface(_))
-            )
-        };
         let mut p = page_folded(
             &scored,
             req,
             |s, docs| {
-                // Sibling object types only: a hit on the interface itself stays an item.
-                let coordinate = &ctx.corpus.entries[s.doc].coordinate;
-                if is_interface(coordinate) {
-                    return Fold::New;
-                }
                 docs.iter()
-                    .position(|&d| {
-                        ctx.same_field(d, s.doc) && !is_interface(&ctx.corpus.entries[d].coordinate)
-                    })
+                    .position(|&d| ctx.sibling_field(d, s.doc))
                     .map_or(Fold::New, Fold::Into)
             },
             |slot| (build(slot), 0),
