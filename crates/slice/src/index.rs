@@ -10,7 +10,7 @@ use gqlnav_corpus::{
 };
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{RootKind, SchemaGraph};
-use gqlnav_search::structure::unwrap_connection;
+use gqlnav_search::unwrap_connection;
 use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWeights};
 
 use crate::options::Knobs;

@@ -9,7 +9,7 @@ use std::collections::BinaryHeap;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use gqlnav_schema::RootKind;
-use gqlnav_search::structure::unwrap_connection;
+use gqlnav_search::unwrap_connection;
 
 use crate::index::Slicer;
 use crate::options::Knobs;

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap as HashMap;
 
 use gqlnav_schema::RootKind;
-use gqlnav_search::structure::unwrap_connection;
+use gqlnav_search::unwrap_connection;
 use gqlnav_search::{Query, Scored};
 
 use crate::closure::Pruner;

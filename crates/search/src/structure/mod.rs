@@ -31,130 +31,18 @@ use gqlnav_corpus::{Corpus, EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{PathOptions, SchemaGraph};
 
+mod graph;
+mod links;
+mod weights;
+
+pub use graph::{lookup_collection_path, unwrap_connection};
+pub use weights::StructureWeights;
+
+use links::{SavedConfig, LINKS_FILE};
+
 use crate::analyzer::Analyzer;
 use crate::bm25::{Bm25Backend, Bm25Config, FieldSource};
 use crate::{saved, top_k_positive, Query, Scored, SearchBackend, SearchContext, SearchError};
-
-/// Weights of the structure-aware ranker. See `docs/ranking.md` for why each has its value.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct StructureWeights {
-    /// BM25 over the rendered text of the chosen rendering.
-    pub text: f32,
-    pub name: f32,
-    pub desc: f32,
-    pub owner: f32,
-    pub ret: f32,
-    pub args: f32,
-    /// Owner-type relevance (type documents).
-    pub owner_type: f32,
-    /// Return-type relevance (type documents, connections unwrapped).
-    pub return_type: f32,
-    /// Share of a hit's score given to fields on its paths to the root.
-    pub path: f32,
-    /// Share given to connection/edge wrapper fields of a hit returning a connection.
-    pub conn: f32,
-    /// Share between interface fields and the same field on implementations.
-    pub iface: f32,
-    /// Depth penalty: score / (1 + depth·(owner depth − 1)).
-    pub depth: f32,
-    /// Share given to the fields on a hit's owner type's cheapest *collection* path, when
-    /// its cheapest paths are lookups by key (0 switches it off).
-    #[serde(default)]
-    pub collection: f32,
-    /// How many top base hits propagate along the graph.
-    pub seeds: usize,
-    /// Paths per seed.
-    pub paths_per_seed: usize,
-}
-
-impl Default for StructureWeights {
-    fn default() -> Self {
-        StructureWeights {
-            text: 3.0,
-            name: 3.0,
-            desc: 2.0,
-            owner: 1.0,
-            ret: 0.0,
-            args: 0.3,
-            owner_type: 1.5,
-            return_type: 0.0,
-            path: 0.8,
-            conn: 0.5,
-            iface: 0.7,
-            depth: 0.3,
-            collection: 0.8,
-            seeds: 20,
-            paths_per_seed: 2,
-        }
-    }
-}
-
-impl StructureWeights {
-    /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
-    /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 13] = [
-        "text",
-        "name",
-        "desc",
-        "owner",
-        "ret",
-        "args",
-        "owner_type",
-        "return_type",
-        "path",
-        "conn",
-        "iface",
-        "depth",
-        "collection",
-    ];
-
-    /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
-    pub fn weight_mut(&mut self, key: &str) -> Option<&mut f32> {
-        Some(match key {
-            "text" => &mut self.text,
-            "name" => &mut self.name,
-            "desc" => &mut self.desc,
-            "owner" => &mut self.owner,
-            "ret" => &mut self.ret,
-            "args" => &mut self.args,
-            "owner_type" => &mut self.owner_type,
-            "return_type" => &mut self.return_type,
-            "path" => &mut self.path,
-            "conn" => &mut self.conn,
-            "iface" => &mut self.iface,
-            "depth" => &mut self.depth,
-            "collection" => &mut self.collection,
-            _ => return None,
-        })
-    }
-
-    /// Apply `key=value,key=value` overrides (keys are the field names).
-    pub fn apply_overrides(&mut self, spec: &str) -> Result<(), SearchError> {
-        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| SearchError::Other(format!("weight `{kv}`: expected key=value")))?;
-            let x: f32 = v
-                .trim()
-                .parse()
-                .map_err(|_| SearchError::Other(format!("weight `{kv}`: `{v}` is not a number")))?;
-            let k = k.trim();
-            match k {
-                "seeds" => self.seeds = x.max(0.0) as usize,
-                "paths_per_seed" => self.paths_per_seed = x.max(0.0) as usize,
-                _ => {
-                    *self.weight_mut(k).ok_or_else(|| {
-                        SearchError::Other(format!(
-                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed",
-                            Self::WEIGHT_KEYS.join(", ")
-                        ))
-                    })? = x
-                }
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The structure-aware backend.
 pub struct StructureBackend {
@@ -172,7 +60,7 @@ pub struct StructureBackend {
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest collection path when its cheapest paths are lookups by
-    /// key (empty otherwise); see [`collection_path`]
+    /// key (empty otherwise); see [`lookup_collection_path`]
     coll_paths: Vec<Vec<usize>>,
     /// per doc: wrapper docs lifted when the doc returns a connection
     conn_of: Vec<Vec<usize>>,
@@ -183,18 +71,6 @@ pub struct StructureBackend {
     /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
     ctx: Option<SearchContext>,
 }
-
-/// The settings a saved structure index records.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct SavedConfig {
-    weights: StructureWeights,
-    disabled: Vec<String>,
-}
-
-/// The per-doc and per-type links of a saved structure index.
-const LINKS_FILE: &str = "structure.bin";
-const LINKS_MAGIC: &[u8; 8] = b"GQLNSTR\0";
-const LINKS_VERSION: u32 = 2;
 
 impl StructureBackend {
     pub fn new(weights: StructureWeights) -> Self {
@@ -226,33 +102,6 @@ impl StructureBackend {
     fn on(&self, ch: &str) -> bool {
         !self.disabled.iter().any(|d| d == ch)
     }
-}
-
-/// The node type behind a connection or edge type, through its real `nodes`/`node`/
-/// `edges` fields.
-pub fn unwrap_connection(graph: &SchemaGraph, ty: &str) -> Option<String> {
-    let fields = match graph.schema.types.get(ty) {
-        Some(ExtendedType::Object(o)) => &o.fields,
-        Some(ExtendedType::Interface(o)) => &o.fields,
-        _ => return None,
-    };
-    let looks =
-        ty.ends_with("Connection") || ty.ends_with("Edge") || fields.contains_key("pageInfo");
-    if !looks {
-        return None;
-    }
-    if let Some(f) = fields.get("nodes").or_else(|| fields.get("node")) {
-        return Some(f.ty.inner_named_type().to_string());
-    }
-    if let Some(f) = fields.get("edges") {
-        let edge = f.ty.inner_named_type().as_str();
-        if let Some(ExtendedType::Object(e)) = graph.schema.types.get(edge) {
-            if let Some(n) = e.fields.get("node") {
-                return Some(n.ty.inner_named_type().to_string());
-            }
-        }
-    }
-    None
 }
 
 /// BM25 over the entry parts, one field per lexical channel.
@@ -326,190 +175,6 @@ fn type_context(ctx: &SearchContext) -> SearchContext {
         tokens: vec![0; tcorpus.len()],
     });
     SearchContext::new(ctx.graph.clone(), tcorpus, trendered)
-}
-
-impl StructureBackend {
-    /// The per-doc and per-type links as [`LINKS_FILE`] holds them (little-endian u32
-    /// lists; see [`saved::BinWriter`]).
-    fn encode_links(&self) -> Vec<u8> {
-        let n_types = self.type_paths.len();
-        let mut w = saved::BinWriter::default();
-        w.buf.extend_from_slice(LINKS_MAGIC);
-        w.u32(LINKS_VERSION);
-        w.u32(self.n as u32);
-        w.u32(n_types as u32);
-        w.usizes(&self.owner_of);
-        // `None` is written as `n_types`.
-        let ret: Vec<usize> = self.ret_of.iter().map(|r| r.unwrap_or(n_types)).collect();
-        w.usizes(&ret);
-        w.u32(self.depth_of.len() as u32);
-        for &d in &self.depth_of {
-            w.f32(d);
-        }
-        let mut paths: Vec<Vec<usize>> = Vec::new();
-        let mut path_ids: Vec<Vec<usize>> = Vec::with_capacity(n_types);
-        for tp in &self.type_paths {
-            path_ids.push((paths.len()..paths.len() + tp.len()).collect());
-            paths.extend(tp.iter().cloned());
-        }
-        w.lists(&paths);
-        w.lists(&path_ids);
-        w.lists(&self.conn_of);
-        w.lists(&self.iface_of);
-        w.lists(&self.coll_paths);
-        w.buf
-    }
-
-    /// Read [`LINKS_FILE`] for a corpus of `n` docs; returns the number of types.
-    fn decode_links(&mut self, bytes: &[u8], n: usize) -> Result<usize, String> {
-        let mut r = saved::BinReader::new(bytes, LINKS_FILE);
-        if r.take(8)? != LINKS_MAGIC {
-            return Err(format!("{LINKS_FILE} is not a gqlnav structure file"));
-        }
-        let v = r.u32()?;
-        if v != LINKS_VERSION {
-            return Err(format!(
-                "{LINKS_FILE} has version {v}, expected {LINKS_VERSION}"
-            ));
-        }
-        let file_n = r.u32()? as usize;
-        if file_n != n {
-            return Err(format!(
-                "{LINKS_FILE} covers {file_n} entries, the corpus has {n}"
-            ));
-        }
-        let n_types = r.u32()? as usize;
-        let owner_of = r.usizes(n_types)?;
-        let ret_of: Vec<Option<usize>> = r
-            .usizes(n_types + 1)?
-            .into_iter()
-            .map(|t| (t < n_types).then_some(t))
-            .collect();
-        let n_depth = r.u32()? as usize;
-        if n_depth != n {
-            return Err(format!("{LINKS_FILE} has {n_depth} depths for {n} entries"));
-        }
-        let depth_of = (0..n)
-            .map(|_| r.f32())
-            .collect::<Result<Vec<f32>, String>>()?;
-        let paths = r.lists(n)?;
-        let path_ids = r.lists(paths.len())?;
-        let conn_of = r.lists(n)?;
-        let iface_of = r.lists(n)?;
-        let coll_paths = r.lists(n)?;
-        r.finish()?;
-        if owner_of.len() != n
-            || ret_of.len() != n
-            || conn_of.len() != n
-            || iface_of.len() != n
-            || path_ids.len() != n_types
-            || coll_paths.len() != n_types
-        {
-            return Err(format!("{LINKS_FILE} lists do not match the corpus"));
-        }
-        self.type_paths = path_ids
-            .iter()
-            .map(|ids| ids.iter().map(|&i| paths[i].clone()).collect())
-            .collect();
-        self.owner_of = owner_of;
-        self.ret_of = ret_of;
-        self.depth_of = depth_of;
-        self.conn_of = conn_of;
-        self.iface_of = iface_of;
-        self.coll_paths = coll_paths;
-        self.n = n;
-        Ok(n_types)
-    }
-
-    /// Load an index saved by [`SearchBackend::save`] for the same schema, corpus and
-    /// rendering (checked by fingerprint). Weights and switched-off channels are the
-    /// saved ones.
-    pub fn load(dir: &Path, ctx: &SearchContext) -> Result<Self, SearchError> {
-        let m = saved::open(dir, ctx, "structure")?;
-        let bad = |reason: String| SearchError::saved_index(dir, reason);
-        let config: SavedConfig = serde_json::from_value(m.config)
-            .map_err(|e| bad(format!("the manifest's structure config is malformed: {e}")))?;
-        let mut b = StructureBackend::new(config.weights);
-        b.disabled = config.disabled;
-        let n = ctx.corpus.len();
-        let links = std::fs::read(dir.join(LINKS_FILE))
-            .map_err(|e| bad(format!("cannot read {LINKS_FILE}: {e}")))?;
-        let n_types = b.decode_links(&links, n).map_err(bad)?;
-        b.fields_bm25 = Some(Bm25Backend::load_files(&dir.join("fields"), n)?);
-        b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
-        b.rendering = ctx.rendered.rendering.name().to_string();
-        b.ctx = Some(ctx.clone());
-        Ok(b)
-    }
-}
-
-/// The collection path to `ty` ([`collection_path`]) when none of its `cheapest` root
-/// paths is one (they are all lookups by key); `None` otherwise. The ranker lends it the
-/// path share, and the search page lists it among the ways in.
-pub fn lookup_collection_path(
-    graph: &SchemaGraph,
-    ty: &str,
-    cheapest: &[Vec<String>],
-) -> Option<Vec<String>> {
-    if cheapest.iter().any(|p| is_collection_path(graph, p, ty)) {
-        return None;
-    }
-    collection_path(graph, ty)
-}
-
-/// The cheapest root path that reaches `ty` through a collection of it (a field
-/// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
-/// in the schema graph's path order; `None` when there is none.
-fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
-    let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
-    let mut best: Option<(f64, Vec<String>)> = None;
-    for fr in graph.producers(ty) {
-        let coord = format!("{}.{}", fr.owner, fr.field);
-        if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
-            continue;
-        }
-        let d = if fr.owner == query {
-            0.0
-        } else {
-            match graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner) {
-                Some(d) => d,
-                None => continue,
-            }
-        };
-        if best.as_ref().is_some_and(|(bd, _)| *bd <= d) {
-            continue;
-        }
-        let one = PathOptions {
-            max_paths: 1,
-            ..PathOptions::default()
-        };
-        if let Some(p) = graph
-            .paths_to_type(&fr.owner, Some(&coord), one)
-            .into_iter()
-            .next()
-        {
-            best = Some((d, p));
-        }
-    }
-    best.map(|b| b.1)
-}
-
-/// Whether a root path reaches type `ty` through a collection of `ty` itself: its last
-/// field returns a list of `ty`, or sits on a connection or edge type of `ty`
-/// (`…Connection.nodes`, `…Edge.node`). A list of an abstract type that merely contains
-/// `ty` (a generic search) does not count.
-fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
-    let Some((owner, name)) = path.last().and_then(|c| c.split_once('.')) else {
-        return false;
-    };
-    let field = match graph.schema.types.get(owner) {
-        Some(ExtendedType::Object(o)) => o.fields.get(name),
-        Some(ExtendedType::Interface(i)) => i.fields.get(name),
-        _ => None,
-    };
-    let Some(f) = field else { return false };
-    let direct = f.ty.inner_named_type().as_str() == ty;
-    direct && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
 }
 
 fn normalise(v: &mut [f32]) {
@@ -777,65 +442,5 @@ impl SearchBackend for StructureBackend {
             sc.explain = ex;
         }
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gqlnav_corpus::{CorpusOptions, Rendering, TokenMeter};
-
-    fn demo() -> SearchContext {
-        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../cli/assets/demo.graphql");
-        let g = Arc::new(gqlnav_schema::load_file(Path::new(p)).expect("demo schema"));
-        let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-        let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-        SearchContext::new(g, c, r)
-    }
-
-    #[test]
-    fn links_round_trip_and_reject_bad_values_even_with_a_matching_hash() {
-        let ctx = demo();
-        let mut b = StructureBackend::new(StructureWeights::default());
-        b.index(&ctx).expect("index");
-        let bytes = b.encode_links();
-        let n = ctx.corpus.len();
-        let mut c = StructureBackend::new(StructureWeights::default());
-        let n_types = c.decode_links(&bytes, n).expect("decode");
-        assert_eq!(n_types, b.type_paths.len());
-        assert_eq!(c.owner_of, b.owner_of);
-        assert_eq!(c.ret_of, b.ret_of);
-        assert_eq!(c.type_paths, b.type_paths);
-        assert_eq!(c.conn_of, b.conn_of);
-        assert_eq!(c.iface_of, b.iface_of);
-        assert!(
-            b.type_paths.iter().any(|p| !p.is_empty()),
-            "the demo has paths"
-        );
-        // Every prefix is refused (truncation), and so is every 4-byte word set to a
-        // huge value (a doc or type index out of range, an offset past the end), except
-        // the depth floats, which any value fits.
-        for cut in (0..bytes.len()).step_by(7) {
-            let mut c = StructureBackend::new(StructureWeights::default());
-            assert!(c.decode_links(&bytes[..cut], n).is_err(), "cut at {cut}");
-        }
-        let depths = 8 + 4 * 3 + 4 * (1 + n) * 2 + 4;
-        let mut refused = 0;
-        for w in (8..bytes.len()).step_by(4) {
-            if (depths..depths + 4 * n).contains(&w) {
-                continue;
-            }
-            let mut bad = bytes.clone();
-            bad[w..w + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-            let mut c = StructureBackend::new(StructureWeights::default());
-            refused += usize::from(c.decode_links(&bad, n).is_err());
-        }
-        let words = (bytes.len() - 8) / 4 - n;
-        assert_eq!(refused, words, "every non-float word is checked");
-        let mut c = StructureBackend::new(StructureWeights::default());
-        assert!(
-            c.decode_links(&bytes, n + 1).is_err(),
-            "another corpus size"
-        );
     }
 }

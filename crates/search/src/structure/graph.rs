@@ -1,0 +1,101 @@
+//! Schema-graph facts the ranker reads: the node behind a connection, and the collection
+//! path of a type reached only through lookups by key.
+
+use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+use gqlnav_schema::{PathOptions, SchemaGraph};
+
+/// The node type behind a connection or edge type, through its real `nodes`/`node`/
+/// `edges` fields.
+pub fn unwrap_connection(graph: &SchemaGraph, ty: &str) -> Option<String> {
+    let fields = match graph.schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => &o.fields,
+        Some(ExtendedType::Interface(o)) => &o.fields,
+        _ => return None,
+    };
+    let looks =
+        ty.ends_with("Connection") || ty.ends_with("Edge") || fields.contains_key("pageInfo");
+    if !looks {
+        return None;
+    }
+    if let Some(f) = fields.get("nodes").or_else(|| fields.get("node")) {
+        return Some(f.ty.inner_named_type().to_string());
+    }
+    if let Some(f) = fields.get("edges") {
+        let edge = f.ty.inner_named_type().as_str();
+        if let Some(ExtendedType::Object(e)) = graph.schema.types.get(edge) {
+            if let Some(n) = e.fields.get("node") {
+                return Some(n.ty.inner_named_type().to_string());
+            }
+        }
+    }
+    None
+}
+
+/// The collection path to `ty` ([`collection_path`]) when none of its `cheapest` root
+/// paths is one (they are all lookups by key); `None` otherwise. The ranker lends it the
+/// path share, and the search page lists it among the ways in.
+pub fn lookup_collection_path(
+    graph: &SchemaGraph,
+    ty: &str,
+    cheapest: &[Vec<String>],
+) -> Option<Vec<String>> {
+    if cheapest.iter().any(|p| is_collection_path(graph, p, ty)) {
+        return None;
+    }
+    collection_path(graph, ty)
+}
+
+/// The cheapest root path that reaches `ty` through a collection of it (a field
+/// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
+/// in the schema graph's path order; `None` when there is none.
+fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
+    let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
+    let mut best: Option<(f64, Vec<String>)> = None;
+    for fr in graph.producers(ty) {
+        let coord = format!("{}.{}", fr.owner, fr.field);
+        if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
+            continue;
+        }
+        let d = if fr.owner == query {
+            0.0
+        } else {
+            match graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner) {
+                Some(d) => d,
+                None => continue,
+            }
+        };
+        if best.as_ref().is_some_and(|(bd, _)| *bd <= d) {
+            continue;
+        }
+        let one = PathOptions {
+            max_paths: 1,
+            ..PathOptions::default()
+        };
+        if let Some(p) = graph
+            .paths_to_type(&fr.owner, Some(&coord), one)
+            .into_iter()
+            .next()
+        {
+            best = Some((d, p));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Whether a root path reaches type `ty` through a collection of `ty` itself: its last
+/// field returns a list of `ty`, or sits on a connection or edge type of `ty`
+/// (`…Connection.nodes`, `…Edge.node`). A list of an abstract type that merely contains
+/// `ty` (a generic search) does not count.
+fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
+    let Some((owner, name)) = path.last().and_then(|c| c.split_once('.')) else {
+        return false;
+    };
+    let field = match graph.schema.types.get(owner) {
+        Some(ExtendedType::Object(o)) => o.fields.get(name),
+        Some(ExtendedType::Interface(i)) => i.fields.get(name),
+        _ => None,
+    };
+    let Some(f) = field else { return false };
+    let direct = f.ty.inner_named_type().as_str() == ty;
+    direct && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
+}

@@ -1,0 +1,124 @@
+//! The ranker's weights and their `key=value` overrides (docs/ranking.md).
+
+use crate::SearchError;
+
+/// Weights of the structure-aware ranker. See `docs/ranking.md` for why each has its value.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct StructureWeights {
+    /// BM25 over the rendered text of the chosen rendering.
+    pub text: f32,
+    pub name: f32,
+    pub desc: f32,
+    pub owner: f32,
+    pub ret: f32,
+    pub args: f32,
+    /// Owner-type relevance (type documents).
+    pub owner_type: f32,
+    /// Return-type relevance (type documents, connections unwrapped).
+    pub return_type: f32,
+    /// Share of a hit's score given to fields on its paths to the root.
+    pub path: f32,
+    /// Share given to connection/edge wrapper fields of a hit returning a connection.
+    pub conn: f32,
+    /// Share between interface fields and the same field on implementations.
+    pub iface: f32,
+    /// Depth penalty: score / (1 + depth·(owner depth − 1)).
+    pub depth: f32,
+    /// Share given to the fields on a hit's owner type's cheapest *collection* path, when
+    /// its cheapest paths are lookups by key (0 switches it off).
+    #[serde(default)]
+    pub collection: f32,
+    /// How many top base hits propagate along the graph.
+    pub seeds: usize,
+    /// Paths per seed.
+    pub paths_per_seed: usize,
+}
+
+impl Default for StructureWeights {
+    fn default() -> Self {
+        StructureWeights {
+            text: 3.0,
+            name: 3.0,
+            desc: 2.0,
+            owner: 1.0,
+            ret: 0.0,
+            args: 0.3,
+            owner_type: 1.5,
+            return_type: 0.0,
+            path: 0.8,
+            conn: 0.5,
+            iface: 0.7,
+            depth: 0.3,
+            collection: 0.8,
+            seeds: 20,
+            paths_per_seed: 2,
+        }
+    }
+}
+
+impl StructureWeights {
+    /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
+    /// takes them.
+    pub const WEIGHT_KEYS: [&'static str; 13] = [
+        "text",
+        "name",
+        "desc",
+        "owner",
+        "ret",
+        "args",
+        "owner_type",
+        "return_type",
+        "path",
+        "conn",
+        "iface",
+        "depth",
+        "collection",
+    ];
+
+    /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
+    pub fn weight_mut(&mut self, key: &str) -> Option<&mut f32> {
+        Some(match key {
+            "text" => &mut self.text,
+            "name" => &mut self.name,
+            "desc" => &mut self.desc,
+            "owner" => &mut self.owner,
+            "ret" => &mut self.ret,
+            "args" => &mut self.args,
+            "owner_type" => &mut self.owner_type,
+            "return_type" => &mut self.return_type,
+            "path" => &mut self.path,
+            "conn" => &mut self.conn,
+            "iface" => &mut self.iface,
+            "depth" => &mut self.depth,
+            "collection" => &mut self.collection,
+            _ => return None,
+        })
+    }
+
+    /// Apply `key=value,key=value` overrides (keys are the field names).
+    pub fn apply_overrides(&mut self, spec: &str) -> Result<(), SearchError> {
+        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| SearchError::Other(format!("weight `{kv}`: expected key=value")))?;
+            let x: f32 = v
+                .trim()
+                .parse()
+                .map_err(|_| SearchError::Other(format!("weight `{kv}`: `{v}` is not a number")))?;
+            let k = k.trim();
+            match k {
+                "seeds" => self.seeds = x.max(0.0) as usize,
+                "paths_per_seed" => self.paths_per_seed = x.max(0.0) as usize,
+                _ => {
+                    *self.weight_mut(k).ok_or_else(|| {
+                        SearchError::Other(format!(
+                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed",
+                            Self::WEIGHT_KEYS.join(", ")
+                        ))
+                    })? = x
+                }
+            }
+        }
+        Ok(())
+    }
+}
