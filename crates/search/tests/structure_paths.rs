@@ -20,8 +20,8 @@ fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) -> O
         .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
 }
 
-#[test]
-fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
+/// The bundled WG GitHub schema's search context (dot-plus-gloss rendering).
+fn github() -> SearchContext {
     let g = Arc::new(
         gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
             .expect("bundled github schema"),
@@ -29,6 +29,12 @@ fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
     let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
     let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
     let ctx = SearchContext::new(g, c, r);
+    ctx
+}
+
+#[test]
+fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
+    let ctx = github();
     let mut on = StructureBackend::new(StructureWeights::default());
     on.index(&ctx).unwrap();
     let mut off = StructureBackend::new(StructureWeights {
@@ -54,13 +60,7 @@ fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {
 /// declares it; schema facts only.
 #[test]
 fn the_same_field_on_an_interface_family() {
-    let g = Arc::new(
-        gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
-            .expect("bundled github schema"),
-    );
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    let ctx = SearchContext::new(g, c, r);
+    let ctx = github();
     let doc = |coord: &str| {
         ctx.corpus
             .entries
