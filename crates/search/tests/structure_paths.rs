@@ -28,8 +28,7 @@ fn github() -> SearchContext {
     );
     let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
     let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    let ctx = SearchContext::new(g, c, r);
-    ctx
+    SearchContext::new(g, c, r)
 }
 
 #[test]
