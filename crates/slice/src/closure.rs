@@ -48,6 +48,22 @@ pub(crate) fn implements_of(t: &ExtendedType) -> Vec<String> {
     }
 }
 
+/// Is `a` the one free-text argument of `f`: optional, of the built-in `String` type
+/// (not a list), not a pagination cursor, and the only such argument `f` takes? A list
+/// field's lone string argument is its search or filter string (`query: String`,
+/// `search: String`); questions that filter a collection need it, and its name rarely
+/// shares a word with the question. Slices without a budget keep it on every selected
+/// list field (`fit.rs`); measured in docs/benchmarks.md, seventh session.
+fn lone_search_string(f: &FieldDefinition, a: &InputValueDefinition) -> bool {
+    let free_text = |x: &InputValueDefinition| {
+        !x.ty.is_list()
+            && x.ty.inner_named_type().as_str() == "String"
+            && !is_required(x)
+            && !PAGINATION_ARGS.contains(&x.name.as_str())
+    };
+    free_text(a) && f.arguments.iter().filter(|x| free_text(x)).count() == 1
+}
+
 pub(crate) fn is_required(a: &InputValueDefinition) -> bool {
     a.ty.is_non_null() && a.default_value.is_none()
 }
@@ -135,7 +151,12 @@ impl<'a> Pruner<'a> {
     /// returns one object (not a list, not a connection) survives: such arguments select
     /// *which* object, and the field is unusable without knowing them.
     pub fn keep_arg_of(&self, f: &FieldDefinition, a: &InputValueDefinition) -> bool {
-        let single = !f.ty.is_list()
+        self.returns_one_object(f) || self.keep_arg(a)
+    }
+
+    /// Does `f` return one object (not a list, not a connection)?
+    fn returns_one_object(&self, f: &FieldDefinition) -> bool {
+        !f.ty.is_list()
             && !f
                 .arguments
                 .iter()
@@ -152,8 +173,19 @@ impl<'a> Pruner<'a> {
                             | ExtendedType::Interface(_)
                             | ExtendedType::Union(_)
                     )
-                });
-        single || self.keep_arg(a)
+                })
+    }
+
+    /// The lone free-text argument of a list or connection field `f`, if it has one
+    /// ([`lone_search_string`]).
+    pub fn search_string_of<'f>(&self, f: &'f FieldDefinition) -> Option<&'f str> {
+        if self.returns_one_object(f) {
+            return None;
+        }
+        f.arguments
+            .iter()
+            .find(|a| lone_search_string(f, a))
+            .map(|a| a.name.as_str())
     }
 
     /// Does argument `a` survive by itself (required, forward pagination, relevant)?

@@ -388,3 +388,37 @@ fn first_person_questions_go_through_the_current_caller() {
         "User.assignedIssues"
     ));
 }
+
+/// Without a budget, a list field's lone free-text argument (`query: String`) survives
+/// without the question naming it; a field with two optional string arguments keeps
+/// neither unless the question names one. Under a budget the rule is off. (Without the
+/// rule, the open-pull-requests slice keeps no `(query:)` at all: only its five best
+/// fields keep every argument.)
+#[test]
+fn a_list_fields_lone_search_string_survives_without_a_budget() {
+    let auto = slicer("github")
+        .slice(Q, &[], &opts(None, Style::Bare, false))
+        .unwrap();
+    let c = &auto.coordinates;
+    assert!(
+        c.iter().any(|x| x == "Repository.mentionableUsers"),
+        "{c:?}"
+    );
+    assert!(
+        c.iter().any(|x| x == "Repository.mentionableUsers(query:)"),
+        "{c:?}"
+    );
+    assert!(c.iter().any(|x| x == "Repository.pullRequests"), "{c:?}");
+    assert!(
+        !c.iter()
+            .any(|x| x == "Repository.pullRequests(baseRefName:)"
+                || x == "Repository.pullRequests(headRefName:)"),
+        "{c:?}"
+    );
+    let budgeted = github_bare(Q, 6000);
+    let c = &budgeted.coordinates;
+    assert!(
+        !c.iter().any(|x| x == "Repository.mentionableUsers(query:)"),
+        "{c:?}"
+    );
+}
