@@ -48,6 +48,16 @@ pub(crate) fn implements_of(t: &ExtendedType) -> Vec<String> {
     }
 }
 
+/// A field returning one object keeps every argument only up to this many: a lookup
+/// takes a key and a disambiguator or two, while a single-object field with dozens of
+/// optional arguments is a filtered search returning the first match (GitLab's
+/// `Project.issue` takes 50), whose arguments are pruned like a list's. Auto slices, no
+/// model (docs/benchmarks.md, seventh session): dev 95.9% at 6,837 cl100k for every cap
+/// from 3 to 45 (no dev lookup takes more than 10); held-out WG gitlab 82.5% -> 85.0% for
+/// every cap from 3 to 45; held-out nautical 92.5% from 4 up, 82.5% at 3, 75.0% at 2.
+/// 10 keeps every dev lookup whole.
+pub const MAX_LOOKUP_ARGS: usize = 10;
+
 /// Is `a` the one free-text argument of `f`: optional, of the built-in `String` type
 /// (not a list), not a pagination cursor, and the only such argument `f` takes? A list
 /// field's lone string argument is its search or filter string (`query: String`,
@@ -148,15 +158,17 @@ impl<'a> Pruner<'a> {
     }
 
     /// Does argument `a` of a selected field survive? Every argument of a field that
-    /// returns one object (not a list, not a connection) survives: such arguments select
-    /// *which* object, and the field is unusable without knowing them.
+    /// returns one object (not a list, not a connection) and takes at most
+    /// [`MAX_LOOKUP_ARGS`] arguments survives: such arguments select *which* object, and
+    /// the field is unusable without knowing them.
     pub fn keep_arg_of(&self, f: &FieldDefinition, a: &InputValueDefinition) -> bool {
         self.returns_one_object(f) || self.keep_arg(a)
     }
 
     /// Does `f` return one object (not a list, not a connection)?
     fn returns_one_object(&self, f: &FieldDefinition) -> bool {
-        !f.ty.is_list()
+        f.arguments.len() <= MAX_LOOKUP_ARGS
+            && !f.ty.is_list()
             && !f
                 .arguments
                 .iter()

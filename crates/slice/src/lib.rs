@@ -56,7 +56,7 @@ mod selection;
 mod swan;
 mod value;
 
-pub use closure::Pruner;
+pub use closure::{Pruner, MAX_LOOKUP_ARGS};
 pub use fit::Slice;
 pub use index::Slicer;
 pub use linker::{Linked, LinkedType, MAX_NAMED, SPECIFIC_MAX};

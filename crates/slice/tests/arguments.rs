@@ -1,0 +1,72 @@
+//! Which arguments of a selected field survive, on a hand-written schema: a lookup keeps
+//! every argument; a single-object field with more arguments than a lookup takes is a
+//! filtered search and keeps only the required, relevant and paging ones; without a
+//! budget a list field keeps its lone free-text argument.
+
+use std::sync::Arc;
+
+use gqlnav_corpus::Encoding;
+use gqlnav_slice::{SliceOptions, Slicer, Style, MAX_LOOKUP_ARGS};
+
+fn sdl() -> String {
+    let filters: Vec<String> = (0..MAX_LOOKUP_ARGS)
+        .map(|i| format!("filter{i}: String"))
+        .collect();
+    format!(
+        r#"
+type Query {{ project(fullPath: ID!, archived: Boolean): Project }}
+type Project {{
+  name: String!
+  ticket(number: Int, {}, author: String): Ticket
+  tickets(query: String, first: Int, after: String): TicketConnection
+}}
+type Ticket {{ title: String! author: String }}
+type TicketConnection {{ nodes: [Ticket!]! }}
+"#,
+        filters.join(", ")
+    )
+}
+
+fn slice(question: &str, budget: Option<usize>) -> Vec<String> {
+    let s = Slicer::new(Arc::new(gqlnav_schema::load_sdl_str(&sdl(), "t").unwrap())).unwrap();
+    let o = SliceOptions {
+        budget,
+        encoding: Encoding::Cl100kBase,
+        style: Style::Dense,
+        // The best-ranked fields keep their whole signature whatever the pruning rule
+        // says; on a schema this small that is every field, so it is off here.
+        knobs: gqlnav_slice::Knobs {
+            full_signature_k: 0,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    s.slice(question, &[], &o).unwrap().coordinates
+}
+
+#[test]
+fn a_lookup_keeps_every_argument_a_filtered_search_only_what_is_asked() {
+    let c = slice("the title of ticket 12 of a project, by its author", None);
+    assert!(c.iter().any(|x| x == "Project.ticket"), "{c:?}");
+    // Query.project is a lookup (two arguments): both survive.
+    assert!(c.iter().any(|x| x == "Query.project(fullPath:)"), "{c:?}");
+    assert!(c.iter().any(|x| x == "Query.project(archived:)"), "{c:?}");
+    // Project.ticket takes more than MAX_LOOKUP_ARGS: the named one survives, the
+    // generic filters do not.
+    assert!(c.iter().any(|x| x == "Project.ticket(author:)"), "{c:?}");
+    assert!(
+        !c.iter().any(|x| x.starts_with("Project.ticket(filter")),
+        "{c:?}"
+    );
+}
+
+#[test]
+fn without_a_budget_a_list_field_keeps_its_lone_search_string() {
+    let q = "titles of a project's tickets";
+    let c = slice(q, None);
+    assert!(c.iter().any(|x| x == "Project.tickets"), "{c:?}");
+    assert!(c.iter().any(|x| x == "Project.tickets(query:)"), "{c:?}");
+    let c = slice(q, Some(2000));
+    assert!(c.iter().any(|x| x == "Project.tickets"), "{c:?}");
+    assert!(!c.iter().any(|x| x == "Project.tickets(query:)"), "{c:?}");
+}
