@@ -67,6 +67,23 @@ struct Settled {
     body_tokens: Option<usize>,
 }
 
+/// Types the closing comment names; the rest are counted ([`Slice::not_shown`] lists
+/// them all). An auto-size GitHub slice names about 80 types it does not define, ~350
+/// tokens of comment (5% of the slice) that an agent reads on every call; the first
+/// ones named are those the selection reached first.
+pub const NOT_SHOWN_NAMED: usize = 12;
+
+/// The closing `# not shown: A, B, … and N more` line of an open slice.
+pub fn not_shown_line(not_shown: &[String]) -> String {
+    let named = &not_shown[..not_shown.len().min(NOT_SHOWN_NAMED)];
+    let more = not_shown.len() - named.len();
+    if more == 0 {
+        format!("# not shown: {}\n", named.join(", "))
+    } else {
+        format!("# not shown: {} and {more} more\n", named.join(", "))
+    }
+}
+
 impl Slicer {
     /// Build the slice of a question.
     pub fn slice(
@@ -228,9 +245,9 @@ impl Slicer {
         let mut tokens = body_tokens.unwrap_or_else(|| meter.count(&sdl));
         if !opts.closed && !r.not_shown.is_empty() {
             let line = format!(
-                "{}# not shown: {}\n",
+                "{}{}",
                 if sdl.is_empty() { "" } else { "\n" },
-                r.not_shown.join(", ")
+                not_shown_line(&r.not_shown)
             );
             let with_tokens = meter.count_appended(&sdl, tokens, &line);
             if opts.budget.is_none_or(|b| with_tokens <= b) {
@@ -302,7 +319,7 @@ impl Slicer {
             if !sdl.is_empty() {
                 sdl.push('\n');
             }
-            sdl.push_str(&format!("# not shown: {}\n", r.not_shown.join(", ")));
+            sdl.push_str(&not_shown_line(&r.not_shown));
         }
         let t = self.meter(encoding).count(&sdl);
         (sdl, t)

@@ -57,7 +57,7 @@ mod swan;
 mod value;
 
 pub use closure::{Pruner, MAX_LOOKUP_ARGS};
-pub use fit::Slice;
+pub use fit::{not_shown_line, Slice, NOT_SHOWN_NAMED};
 pub use index::Slicer;
 pub use linker::{Linked, LinkedType, MAX_NAMED, SPECIFIC_MAX};
 pub use options::{Knobs, SliceOptions};

@@ -137,6 +137,14 @@ fn closed_slices_validate_and_open_ones_list_what_is_not_shown() {
             for t in &o.not_shown {
                 assert!(!o.sdl.contains(&format!("type {t} ")), "{t} is defined");
             }
+            // The line names the first NOT_SHOWN_NAMED types and counts the rest.
+            let n = o.not_shown.len();
+            if n > gqlnav_slice::NOT_SHOWN_NAMED {
+                let more = n - gqlnav_slice::NOT_SHOWN_NAMED;
+                assert!(last.ends_with(&format!(" and {more} more")), "{last}");
+                assert!(!last.contains(&o.not_shown[n - 1]), "{last}");
+            }
+            assert!(last.contains(&o.not_shown[0]), "{last}");
         }
         assert!(o.auto_size.is_some());
     }
