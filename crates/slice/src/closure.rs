@@ -162,11 +162,12 @@ impl<'a> Pruner<'a> {
     /// [`MAX_LOOKUP_ARGS`] arguments survives: such arguments select *which* object, and
     /// the field is unusable without knowing them.
     pub fn keep_arg_of(&self, f: &FieldDefinition, a: &InputValueDefinition) -> bool {
-        self.returns_one_object(f) || self.keep_arg(a)
+        self.is_lookup(f) || self.keep_arg(a)
     }
 
-    /// Does `f` return one object (not a list, not a connection)?
-    fn returns_one_object(&self, f: &FieldDefinition) -> bool {
+    /// Is `f` a lookup: does it return one object (not a list, not a connection) and take
+    /// at most [`MAX_LOOKUP_ARGS`] arguments?
+    fn is_lookup(&self, f: &FieldDefinition) -> bool {
         f.arguments.len() <= MAX_LOOKUP_ARGS
             && !f.ty.is_list()
             && !f
@@ -188,10 +189,10 @@ impl<'a> Pruner<'a> {
                 })
     }
 
-    /// The lone free-text argument of a list or connection field `f`, if it has one
-    /// ([`lone_search_string`]).
-    pub fn search_string_of<'f>(&self, f: &'f FieldDefinition) -> Option<&'f str> {
-        if self.returns_one_object(f) {
+    /// The lone free-text argument of `f`, a list, a connection or a filtered search (not
+    /// a lookup), if it has one ([`lone_search_string`]).
+    pub(crate) fn search_string_of<'f>(&self, f: &'f FieldDefinition) -> Option<&'f str> {
+        if self.is_lookup(f) {
             return None;
         }
         f.arguments

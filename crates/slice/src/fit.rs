@@ -174,11 +174,10 @@ impl Slicer {
     /// Without a budget, every selected list field keeps its lone free-text argument
     /// (`query: String`, [`Pruner::search_string_of`]): questions that filter a
     /// collection need it and rarely share a word with its name. Auto slices, no model
-    /// (docs/benchmarks.md, seventh session): dev 95.9% unchanged at 6,697 -> 6,835
-    /// cl100k, held-out nautical 90.0% -> 92.5%, held-out WG shopify 60.0% -> 82.5%,
+    /// (docs/benchmarks.md, seventh session): dev 95.9% unchanged at 6,697 -> 6,842
+    /// cl100k, held-out nautical 90.0% -> 92.5%, held-out WG shopify 60.0% -> 80.0%,
     /// gitlab 75.0% -> 77.5%. Under a budget space is the bound: the same rule there
-    /// lowers b2000 linear 67.5% -> 66.5%. Keeping every optional string argument
-    /// instead of the lone one: gitlab 72.5%, shopify 80.0%.
+    /// lowers b2000 linear 67.5% -> 66.5%.
     fn force_search_strings(&self, sel: &mut Selection, pr: &Pruner<'_>) {
         for (ty, names) in &sel.fields {
             let Some(fields) = self.graph.schema.types.get(ty.as_str()).and_then(fields_of) else {
