@@ -37,8 +37,8 @@ pub struct Slice {
     pub coordinates: Vec<String>,
     /// Number of type definitions.
     pub types: usize,
-    /// Types named but not defined (default mode; also in the last `# not shown` line
-    /// when it fits the budget).
+    /// Types named but not defined (default mode). The last `# not shown` line, when it
+    /// fits the budget, names the first [`NOT_SHOWN_NAMED`] and counts the rest.
     pub not_shown: Vec<String>,
     /// Wanted coordinates that the budget left out, best first.
     pub left_out: Vec<String>,
