@@ -10,6 +10,7 @@
 //!   quotes (`gitlab-org/gitlab`, URLs, e-mail addresses: [`is_value_literal`]); a
 //!   counting question ("how many") gains the term `count` ([`asks_how_many`]).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -90,6 +91,10 @@ pub const COUNT_TERM: &str = "count";
 /// 0.755 (MRR 0.612 -> 0.616), linear and singapore unchanged; held-out WG shopify
 /// 0.681 -> 0.750, gitlab 0.639 -> 0.647, nautical 0.548 unchanged; slices unchanged.
 pub fn asks_how_many(text: &str) -> bool {
+    // Schema names (one word, analysed as queries by the slicer) skip the split.
+    if !text.contains(char::is_whitespace) {
+        return false;
+    }
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -108,17 +113,22 @@ pub fn asks_how_many(text: &str) -> bool {
 /// linear and singapore unchanged; held-out WG gitlab 0.557 -> 0.639, shopify 0.663 ->
 /// 0.681; auto slices held-out WG gitlab 77.5% -> 82.5%, shopify 80.0% -> 87.5%, dev
 /// unchanged.
+///
 /// A question made of values only (`octocat/hello-world`) keeps them: they are all it says.
-pub fn strip_values(text: &str) -> String {
+pub fn strip_values(text: &str) -> Cow<'_, str> {
+    // Schema names and most questions hold no value: no split, no copy.
+    if !text.contains(['/', '@', ':']) {
+        return Cow::Borrowed(text);
+    }
     let kept = text
         .split_whitespace()
         .filter(|chunk| !is_value_literal(chunk))
         .collect::<Vec<_>>()
         .join(" ");
     if kept.chars().any(char::is_alphanumeric) {
-        kept
+        Cow::Owned(kept)
     } else {
-        text.to_string()
+        Cow::Borrowed(text)
     }
 }
 
@@ -167,7 +177,7 @@ impl Analyzer {
                 let stripped;
                 let text = if query {
                     stripped = strip_values(text);
-                    stripped.as_str()
+                    stripped.as_ref()
                 } else {
                     text
                 };
