@@ -430,3 +430,33 @@ fn a_list_fields_lone_search_string_survives_without_a_budget() {
         "{c:?}"
     );
 }
+
+/// The root-entry padding (`Knobs::root_entries`) is off by default: with it on, the same
+/// slice also lists more query-root fields (every one meeting the selection, while they
+/// fit), and it keeps every field of the default slice. Off, no dev slice changed its
+/// grade and every mean fell (docs/benchmarks.md, eighth session).
+#[test]
+fn root_entry_padding_is_off_by_default_and_only_adds_root_fields() {
+    assert!(!gqlnav_slice::Knobs::default().root_entries);
+    let s = slicer("github");
+    let off = s
+        .slice(Q, &[], &opts(Some(20000), Style::Dense, false))
+        .unwrap();
+    let mut o = opts(Some(20000), Style::Dense, false);
+    o.knobs.root_entries = true;
+    let on = s.slice(Q, &[], &o).unwrap();
+    let roots = |sl: &gqlnav_slice::Slice| {
+        sl.coordinates
+            .iter()
+            .filter(|c| c.starts_with("Query.") && !c.contains('('))
+            .count()
+    };
+    assert!(
+        roots(&on) > roots(&off),
+        "padding adds root fields: {} vs {}",
+        roots(&on),
+        roots(&off)
+    );
+    assert!(on.tokens > off.tokens && on.tokens <= 20000);
+    assert!(off.coordinates.iter().all(|c| on.coordinates.contains(c)));
+}
