@@ -74,6 +74,15 @@ fn lone_search_string(f: &FieldDefinition, a: &InputValueDefinition) -> bool {
     free_text(a) && f.arguments.iter().filter(|x| free_text(x)).count() == 1
 }
 
+/// The one optional `Boolean` argument of `f` (not a list), if `f` takes exactly one.
+fn lone_switch(f: &FieldDefinition) -> Option<&InputValueDefinition> {
+    let mut switches = f.arguments.iter().filter(|x| {
+        !x.ty.is_list() && x.ty.inner_named_type().as_str() == "Boolean" && !is_required(x)
+    });
+    let first = switches.next()?;
+    switches.next().is_none().then_some(first.as_ref())
+}
+
 pub(crate) fn is_required(a: &InputValueDefinition) -> bool {
     a.ty.is_non_null() && a.default_value.is_none()
 }
@@ -199,6 +208,32 @@ impl<'a> Pruner<'a> {
             .iter()
             .find(|a| lone_search_string(f, a))
             .map(|a| a.name.as_str())
+    }
+
+    /// The lone switch of a list, connection or filtered search `f` (not a lookup) whose
+    /// enum argument survives: a collection the question sorts or filters by a named
+    /// value (`sortKey: TOTAL_PRICE`) takes its one optional `Boolean` with it (the sort
+    /// direction, `reverse`; or the switch that widens the list, `includeArchived`), as
+    /// an agent ordering "the biggest first" needs the direction and its name shares no
+    /// word with the question. A field with several switches keeps only the relevant
+    /// ones. Slices without a budget apply it (`fit.rs`); measured in docs/benchmarks.md,
+    /// eighth session.
+    pub(crate) fn switch_of<'f>(&self, f: &'f FieldDefinition) -> Option<&'f str> {
+        if self.is_lookup(f) {
+            return None;
+        }
+        let sorted = f.arguments.iter().any(|a| {
+            !a.ty.is_list()
+                && matches!(
+                    self.graph.schema.types.get(a.ty.inner_named_type()),
+                    Some(ExtendedType::Enum(_))
+                )
+                && self.keep_arg(a)
+        });
+        if !sorted {
+            return None;
+        }
+        lone_switch(f).map(|a| a.name.as_str())
     }
 
     /// Does argument `a` survive by itself (required, forward pagination, relevant)?

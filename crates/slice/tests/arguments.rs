@@ -70,3 +70,61 @@ fn without_a_budget_a_list_field_keeps_its_lone_search_string() {
     assert!(c.iter().any(|x| x == "Project.tickets"), "{c:?}");
     assert!(!c.iter().any(|x| x == "Project.tickets(query:)"), "{c:?}");
 }
+
+const SORTED: &str = r#"
+type Query { shop: Shop }
+type Shop {
+  name: String!
+  orders(first: Int, after: String, sortKey: OrderSortKeys, reverse: Boolean): OrderConnection
+  tags(first: Int, sortKey: TagSortKeys, includeHidden: Boolean, includeEmpty: Boolean): TagConnection
+}
+enum OrderSortKeys { TOTAL_PRICE CREATED_AT ID }
+enum TagSortKeys { LABEL ID }
+type Order { id: ID! totalPrice: Float! }
+type OrderConnection { nodes: [Order!]! }
+type Tag { label: String! }
+type TagConnection { nodes: [Tag!]! }
+"#;
+
+fn slice_sorted(question: &str, budget: Option<usize>) -> Vec<String> {
+    let s = Slicer::new(Arc::new(
+        gqlnav_schema::load_sdl_str(SORTED, "sorted").unwrap(),
+    ))
+    .unwrap();
+    let o = SliceOptions {
+        budget,
+        encoding: Encoding::Cl100kBase,
+        style: Style::Dense,
+        knobs: gqlnav_slice::Knobs {
+            full_signature_k: 0,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    s.slice(question, &[], &o).unwrap().coordinates
+}
+
+#[test]
+fn without_a_budget_a_sorted_list_keeps_its_lone_switch() {
+    // The sort key survives (a value of its enum is named), and so does the one Boolean:
+    // "biggest first" is a direction the question never names.
+    let q = "the five biggest orders by total price";
+    let c = slice_sorted(q, None);
+    assert!(c.iter().any(|x| x == "Shop.orders(sortKey:)"), "{c:?}");
+    assert!(c.iter().any(|x| x == "Shop.orders(reverse:)"), "{c:?}");
+    // Under a budget space is the bound: only what the question names.
+    let c = slice_sorted(q, Some(2000));
+    assert!(c.iter().any(|x| x == "Shop.orders(sortKey:)"), "{c:?}");
+    assert!(!c.iter().any(|x| x == "Shop.orders(reverse:)"), "{c:?}");
+    // Not sorted by a named value: no switch.
+    let c = slice_sorted("the orders of the shop", None);
+    assert!(c.iter().any(|x| x == "Shop.orders"), "{c:?}");
+    assert!(!c.iter().any(|x| x == "Shop.orders(reverse:)"), "{c:?}");
+    // Two switches: neither is the lone one, so neither is forced.
+    let c = slice_sorted("the shop's tags by label", None);
+    assert!(c.iter().any(|x| x == "Shop.tags(sortKey:)"), "{c:?}");
+    assert!(
+        !c.iter().any(|x| x.starts_with("Shop.tags(include")),
+        "{c:?}"
+    );
+}
