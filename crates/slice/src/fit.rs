@@ -97,6 +97,7 @@ impl Slicer {
         let knobs = if opts.budget.is_none() {
             auto_knobs = Knobs {
                 max_child_types: opts.knobs.auto_child_types,
+                type_leaves: opts.knobs.auto_type_leaves,
                 ..opts.knobs.clone()
             };
             &auto_knobs

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::RootKind;
 use gqlnav_search::unwrap_connection;
 use gqlnav_search::{Query, Scored};
@@ -131,6 +132,9 @@ impl Slicer {
             .collect();
         for (t, v) in &expand {
             for &d in self.fields_of_type.get(t).map(Vec::as_slice).unwrap_or(&[]) {
+                if knobs.type_leaves && !self.is_leaf(d) {
+                    continue;
+                }
                 let e = cx.value.entry(d).or_insert(0.0);
                 *e = e.max(knobs.type_blend * v);
             }
@@ -149,6 +153,17 @@ impl Slicer {
             .collect();
         cands.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok((hits, cands))
+    }
+
+    /// Does field `d` return a scalar or an enum (no sub-selection)?
+    fn is_leaf(&self, d: usize) -> bool {
+        matches!(
+            self.graph
+                .schema
+                .types
+                .get(self.corpus.entries[d].named_type.as_str()),
+            Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_))
+        )
     }
 
     /// The ranker's channel: each hit's scaled score (into `cx.value`), and each type's
