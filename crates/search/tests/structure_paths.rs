@@ -1,35 +1,10 @@
 //! The structure ranker's graph channels on a real schema (the bundled WG GitHub SDL):
 //! a type reached only through a lookup by key also lifts its cheapest collection path.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
 
-use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
-use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend, StructureWeights};
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
-}
-
-fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) -> Option<usize> {
-    b.search(&Query::new(q), 100)
-        .unwrap()
-        .iter()
-        .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
-}
-
-/// The bundled WG GitHub schema's search context (dot-plus-gloss rendering).
-fn github() -> SearchContext {
-    let g = Arc::new(
-        gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
-            .expect("bundled github schema"),
-    );
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    SearchContext::new(g, c, r)
-}
+use common::{github, rank_of};
+use gqlnav_search::{SearchBackend, StructureBackend, StructureWeights};
 
 #[test]
 fn a_question_about_many_reaches_the_collection_not_only_the_lookup_by_key() {

@@ -28,7 +28,12 @@ type TicketConnection {{ nodes: [Ticket!]! }}
 }
 
 fn slice(question: &str, budget: Option<usize>) -> Vec<String> {
-    let s = Slicer::new(Arc::new(gqlnav_schema::load_sdl_str(&sdl(), "t").unwrap())).unwrap();
+    slice_of(&sdl(), question, budget)
+}
+
+/// The coordinates of a dense slice of `question` over `sdl`.
+fn slice_of(sdl: &str, question: &str, budget: Option<usize>) -> Vec<String> {
+    let s = Slicer::new(Arc::new(gqlnav_schema::load_sdl_str(sdl, "t").unwrap())).unwrap();
     let o = SliceOptions {
         budget,
         encoding: Encoding::Cl100kBase,
@@ -87,21 +92,7 @@ type TagConnection { nodes: [Tag!]! }
 "#;
 
 fn slice_sorted(question: &str, budget: Option<usize>) -> Vec<String> {
-    let s = Slicer::new(Arc::new(
-        gqlnav_schema::load_sdl_str(SORTED, "sorted").unwrap(),
-    ))
-    .unwrap();
-    let o = SliceOptions {
-        budget,
-        encoding: Encoding::Cl100kBase,
-        style: Style::Dense,
-        knobs: gqlnav_slice::Knobs {
-            full_signature_k: 0,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    s.slice(question, &[], &o).unwrap().coordinates
+    slice_of(SORTED, question, budget)
 }
 
 #[test]

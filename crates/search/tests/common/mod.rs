@@ -1,0 +1,34 @@
+//! Shared helpers of the search tests: the bundled WG GitHub schema and ranks in it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
+use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend};
+
+/// A path relative to the repository root.
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+/// The 0-based rank of `coord` in the top 100 for `q`, if there.
+pub fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) -> Option<usize> {
+    b.search(&Query::new(q), 100)
+        .unwrap()
+        .iter()
+        .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
+}
+
+/// The bundled WG GitHub schema's search context (dot-plus-gloss rendering).
+pub fn github() -> SearchContext {
+    let g = Arc::new(
+        gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
+            .expect("bundled github schema"),
+    );
+    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
+    SearchContext::new(g, c, r)
+}
