@@ -17,7 +17,7 @@ pub(super) struct SavedConfig {
 /// The per-doc and per-type links of a saved structure index.
 pub(super) const LINKS_FILE: &str = "structure.bin";
 const LINKS_MAGIC: &[u8; 8] = b"GQLNSTR\0";
-const LINKS_VERSION: u32 = 2;
+const LINKS_VERSION: u32 = 3;
 
 impl StructureBackend {
     /// The per-doc and per-type links as [`LINKS_FILE`] holds them (little-endian u32
@@ -48,6 +48,7 @@ impl StructureBackend {
         w.lists(&self.conn_of);
         w.lists(&self.iface_of);
         w.lists(&self.coll_paths);
+        w.lists(&self.value_of);
         w.buf
     }
 
@@ -88,6 +89,7 @@ impl StructureBackend {
         let conn_of = r.lists(n)?;
         let iface_of = r.lists(n)?;
         let coll_paths = r.lists(n)?;
+        let value_of = r.lists(n)?;
         r.finish()?;
         if owner_of.len() != n
             || ret_of.len() != n
@@ -95,6 +97,7 @@ impl StructureBackend {
             || iface_of.len() != n
             || path_ids.len() != n_types
             || coll_paths.len() != n_types
+            || value_of.len() != n
         {
             return Err(format!("{LINKS_FILE} lists do not match the corpus"));
         }
@@ -108,6 +111,7 @@ impl StructureBackend {
         self.conn_of = conn_of;
         self.iface_of = iface_of;
         self.coll_paths = coll_paths;
+        self.value_of = value_of;
         self.n = n;
         Ok(n_types)
     }
@@ -166,6 +170,7 @@ mod tests {
         assert_eq!(c.type_paths, b.type_paths);
         assert_eq!(c.conn_of, b.conn_of);
         assert_eq!(c.iface_of, b.iface_of);
+        assert_eq!(c.value_of, b.value_of);
         assert!(
             b.type_paths.iter().any(|p| !p.is_empty()),
             "the demo has paths"

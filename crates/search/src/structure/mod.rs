@@ -20,6 +20,8 @@
 //!   fields and the edge's `node` field.
 //! * `iface`: an interface field shares its score with the same field on implementations
 //!   (and the other way round), at a discount.
+//! * `value`: a top hit returning a *value object* (a few leaf fields, such as an amount
+//!   and its currency) lifts those fields, which any operation selecting it needs.
 //!
 //! Final score = max(base, propagated) with base = Σ weight·channel, then divided by a
 //! mild depth factor; mapped to [0, 1] by the best hit. Deterministic: ties by corpus order.
@@ -66,6 +68,9 @@ pub struct StructureBackend {
     conn_of: Vec<Vec<usize>>,
     /// per doc: interface/implementation twins
     iface_of: Vec<Vec<usize>>,
+    /// per doc: the fields of the value object it returns (see
+    /// [`graph::value_object_fields`])
+    value_of: Vec<Vec<usize>>,
     n: usize,
     rendering: String,
     /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
@@ -86,6 +91,7 @@ impl StructureBackend {
             coll_paths: Vec::new(),
             conn_of: Vec::new(),
             iface_of: Vec::new(),
+            value_of: Vec::new(),
             n: 0,
             rendering: String::new(),
             ctx: None,
@@ -93,7 +99,7 @@ impl StructureBackend {
     }
 
     /// Switch channels off by name (`name`, `desc`, `owner`, `ret`, `args`, `type`, `path`,
-    /// `conn`, `iface`, `depth`).
+    /// `conn`, `iface`, `value`, `depth`).
     pub fn without(mut self, channels: &[&str]) -> Self {
         self.disabled.extend(channels.iter().map(|s| s.to_string()));
         self
@@ -101,6 +107,34 @@ impl StructureBackend {
 
     fn on(&self, ch: &str) -> bool {
         !self.disabled.iter().any(|d| d == ch)
+    }
+
+    /// The `value` channel, after the other propagation: each of the top `seeds` hits
+    /// returning a value object lends `value` × its final score to that object's fields,
+    /// and each of those that returns a value object in turn lends `value` × its own
+    /// score (its final score, or the lent one when higher) to that one's fields: an
+    /// order's total → the taxed amount's `gross` (which the question's words may favour
+    /// over `net`) → the amount and currency. It runs on final scores so that a hit lifted
+    /// by a path still brings its value fields.
+    fn lift_value_fields(&self, base: &[f32], prop: &mut [f32], final_s: &mut [f32]) {
+        let w = self.weights.value;
+        let mut lift = vec![0f32; final_s.len()];
+        for hit in top_k_positive(final_s.iter().copied(), self.weights.seeds) {
+            for &p in &self.value_of[hit.doc] {
+                let lent = w * hit.score;
+                lift[p] = lift[p].max(lent);
+                let own = final_s[p].max(lent);
+                for &q in &self.value_of[p] {
+                    lift[q] = lift[q].max(w * own);
+                }
+            }
+        }
+        for (i, &l) in lift.iter().enumerate() {
+            if l > final_s[i] {
+                prop[i] = prop[i].max(l);
+                final_s[i] = l + 0.01 * base[i].min(l);
+            }
+        }
     }
 }
 
@@ -311,6 +345,18 @@ impl SearchBackend for StructureBackend {
                 v
             })
             .collect();
+        // Value objects, except under connection and edge types (their `pageInfo` is
+        // paging, asked for by its own words).
+        self.value_of = corpus
+            .entries
+            .iter()
+            .map(|e| {
+                if e.kind != EntryKind::Field || unwrap_connection(graph, &e.owner).is_some() {
+                    return Vec::new();
+                }
+                graph::value_object_fields(graph, corpus, &e.named_type)
+            })
+            .collect();
         self.ctx = Some(ctx.clone());
         Ok(())
     }
@@ -417,6 +463,9 @@ impl SearchBackend for StructureBackend {
         }
         for i in 0..n {
             final_s[i] = base[i].max(prop[i]) + 0.01 * prop[i].min(base[i]);
+        }
+        if self.on("value") && w.value > 0.0 {
+            self.lift_value_fields(&base, &mut prop, &mut final_s);
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);
         for sc in &mut out {

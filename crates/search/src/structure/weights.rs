@@ -28,6 +28,11 @@ pub struct StructureWeights {
     /// its cheapest paths are lookups by key (0 switches it off).
     #[serde(default)]
     pub collection: f32,
+    /// Share given to the fields of a *value object* a top hit returns (a small object
+    /// type of leaf fields, such as an amount and its currency), and its square to the
+    /// fields of a value object nested in it (0 switches it off).
+    #[serde(default)]
+    pub value: f32,
     /// How many top base hits propagate along the graph.
     pub seeds: usize,
     /// Paths per seed.
@@ -50,6 +55,9 @@ impl Default for StructureWeights {
             iface: 0.7,
             depth: 0.3,
             collection: 0.8,
+            // The `conn` share, not tuned (docs/ranking.md, "Value objects"): a field
+            // returning an object needs a selection, as a connection needs its wrappers.
+            value: 0.5,
             seeds: 20,
             paths_per_seed: 2,
         }
@@ -59,7 +67,7 @@ impl Default for StructureWeights {
 impl StructureWeights {
     /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
     /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 13] = [
+    pub const WEIGHT_KEYS: [&'static str; 14] = [
         "text",
         "name",
         "desc",
@@ -73,6 +81,7 @@ impl StructureWeights {
         "iface",
         "depth",
         "collection",
+        "value",
     ];
 
     /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
@@ -91,6 +100,7 @@ impl StructureWeights {
             "iface" => &mut self.iface,
             "depth" => &mut self.depth,
             "collection" => &mut self.collection,
+            "value" => &mut self.value,
             _ => return None,
         })
     }
