@@ -8,6 +8,7 @@ mod fnv;
 mod graph;
 mod introspection;
 mod load;
+mod value_object;
 
 pub use apollo_compiler;
 pub use coordinate::{Coordinate, CoordinateKind};
@@ -26,3 +27,4 @@ pub use load::{
     read_schema_file, redact_url, text_of, EndpointOptions, DEFAULT_MAX_SCHEMA_BYTES,
     MAX_LEXICAL_ERRORS, MAX_SCHEMA_TOKENS,
 };
+pub use value_object::VALUE_OBJECT_MAX_FIELDS;

@@ -100,55 +100,16 @@ fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     direct && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
 }
 
-/// Most fields a *value object* has ([`value_object_fields`]). Money-like types have two to
-/// four (an amount, a currency, a formatted form); 8 leaves room for a date range or a
-/// rate-limit record without taking in entity types. Not tuned.
-const VALUE_OBJECT_MAX_FIELDS: usize = 8;
-
-/// The fields an operation selects under a field returning `ty` when `ty` is a *value
-/// object*: an object type (not a root) with at most [`VALUE_OBJECT_MAX_FIELDS`] fields,
-/// none taking arguments or returning an `ID`, each a leaf (scalar, enum) or itself a
-/// value object of leaves (a taxed amount's `gross` amount). Corpus positions, deprecated
-/// fields left out; empty when `ty` is not a value object.
+/// Corpus positions of the fields of `ty` when it is a value object
+/// ([`SchemaGraph::value_object_fields`]); empty otherwise.
 pub(super) fn value_object_fields(
     graph: &SchemaGraph,
     corpus: &gqlnav_corpus::Corpus,
     ty: &str,
 ) -> Vec<usize> {
-    let Some(ExtendedType::Object(o)) = graph.schema.types.get(ty) else {
-        return Vec::new();
-    };
-    if !is_value_object(graph, ty, 2) {
-        return Vec::new();
-    }
-    o.fields
+    graph
+        .value_object_fields(ty)
         .iter()
-        .filter(|(_, f)| f.directives.get("deprecated").is_none())
-        .filter_map(|(name, _)| corpus.position(&format!("{ty}.{name}")))
+        .filter_map(|f| corpus.position(&f.coordinate()))
         .collect()
-}
-
-fn is_value_object(graph: &SchemaGraph, ty: &str, levels: u8) -> bool {
-    let Some(ExtendedType::Object(o)) = graph.schema.types.get(ty) else {
-        return false;
-    };
-    if o.fields.is_empty()
-        || o.fields.len() > VALUE_OBJECT_MAX_FIELDS
-        || graph.root_kind(ty).is_some()
-    {
-        return false;
-    }
-    o.fields.values().all(|f| {
-        let inner = f.ty.inner_named_type().as_str();
-        if !f.arguments.is_empty() || inner == "ID" {
-            return false;
-        }
-        match graph.schema.types.get(inner) {
-            Some(ExtendedType::Scalar(_)) | Some(ExtendedType::Enum(_)) => true,
-            Some(ExtendedType::Object(_)) => {
-                levels > 1 && is_value_object(graph, inner, levels - 1)
-            }
-            _ => false,
-        }
-    })
 }
