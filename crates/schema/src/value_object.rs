@@ -64,3 +64,52 @@ impl SchemaGraph {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::load_sdl_str;
+
+    const SDL: &str = r#"
+        type Query { order(id: ID!): Order, rate: Rate }
+        type Order { id: ID!, total: Taxed, owner: Person, lines(first: Int): [Line] }
+        type Money { currency: String!, amount: Float @deprecated(reason: "use cents"), cents: Int! }
+        type Taxed { gross: Money!, net: Money!, currency: String! }
+        type Wrapper { inner: Taxed }
+        type Person { id: ID!, name: String }
+        type Line { quantity(unit: String): Int }
+        type Rate { a: Int, b: Int, c: Int, d: Int, e: Int, f: Int, g: Int, h: Int, i: Int }
+        enum Kind { A B }
+    "#;
+
+    #[test]
+    fn value_objects_are_small_leaf_records_nested_one_level() {
+        let g = load_sdl_str(SDL, "test.graphql").expect("schema");
+        assert!(g.is_value_object("Money"));
+        assert!(
+            g.is_value_object("Taxed"),
+            "one level of value objects inside"
+        );
+        assert!(!g.is_value_object("Wrapper"), "two levels is too deep");
+        assert!(!g.is_value_object("Person"), "an id makes an entity");
+        assert!(!g.is_value_object("Line"), "a field with arguments");
+        assert!(
+            !g.is_value_object("Rate"),
+            "more than VALUE_OBJECT_MAX_FIELDS fields"
+        );
+        assert!(!g.is_value_object("Order"));
+        assert!(!g.is_value_object("Query"), "a root");
+        assert!(!g.is_value_object("Kind"), "not an object");
+        assert!(!g.is_value_object("Missing"));
+        let names: Vec<String> = g
+            .value_object_fields("Money")
+            .iter()
+            .map(|f| f.coordinate())
+            .collect();
+        assert_eq!(
+            names,
+            ["Money.currency", "Money.cents"],
+            "deprecated left out"
+        );
+        assert!(g.value_object_fields("Person").is_empty());
+    }
+}
