@@ -25,11 +25,17 @@ pub(super) fn read_text(dir: &Path, file: &str) -> Result<String> {
 }
 
 pub(super) fn read_json(dir: &Path, file: &str) -> Result<Value> {
+    read_json_text(dir, file).map(|(_, v)| v)
+}
+
+/// A JSON file, parsed and as read (the text goes into the fingerprint).
+pub(super) fn read_json_text(dir: &Path, file: &str) -> Result<(String, Value)> {
     let text = read_text(dir, file)?;
-    serde_json::from_str(&text).map_err(|e| EmbedError::Config {
+    let v = serde_json::from_str(&text).map_err(|e| EmbedError::Config {
         path: dir.join(file),
         reason: format!("invalid JSON: {e}"),
-    })
+    })?;
+    Ok((text, v))
 }
 
 pub(super) fn require(dir: &Path, file: &str) -> Result<PathBuf> {
@@ -42,6 +48,155 @@ pub(super) fn require(dir: &Path, file: &str) -> Result<PathBuf> {
             dir: dir.to_path_buf(),
         })
     }
+}
+
+/// Everything [`super::LocalModel::load`] reads from the folder before it builds the
+/// tokenizer and loads the weights. The raw texts are kept for the fingerprint.
+pub(super) struct Layout {
+    pub(super) config_text: String,
+    pub(super) config: Value,
+    pub(super) arch: Architecture,
+    pub(super) tokenizer_path: PathBuf,
+    pub(super) weights: Vec<PathBuf>,
+    pub(super) modules_text: String,
+    /// The Pooling module's config file, relative to the folder.
+    pub(super) pooling_file: String,
+    pub(super) pooling_json: Value,
+    pub(super) pooling: Pooling,
+    /// The Pooling config's `word_embedding_dimension`, when given.
+    pub(super) pooled_dim: Option<usize>,
+    pub(super) normalize: bool,
+    pub(super) st_text: String,
+    /// The model's own prompts (before any override).
+    pub(super) prompts: Prompts,
+    pub(super) sbert_text: String,
+    pub(super) do_lower_case: bool,
+    pub(super) max_seq_length: usize,
+}
+
+/// Read and check the sentence-transformers layout of `dir`.
+pub(super) fn read_layout(dir: &Path) -> Result<Layout> {
+    // Configuration, in a fixed order so the first missing file is reported.
+    let (config_text, config) = read_json_text(dir, "config.json")?;
+    let arch = architecture(dir, &config)?;
+    let tokenizer_path = require(dir, "tokenizer.json")?;
+    let weights = weight_files(dir)?;
+    let (modules_text, modules_json) = read_json_text(dir, "modules.json")?;
+    let modules = parse_modules(dir, &modules_json)?;
+    let (pooling_file, normalize) = module_pipeline(dir, &modules)?;
+    let pooling_json = read_json(dir, &pooling_file)?;
+    let (pooling, pooled_dim) = parse_pooling(dir, &pooling_file, &pooling_json)?;
+    let (st_text, st_json) = read_json_text(dir, "config_sentence_transformers.json")?;
+    let prompts = parse_prompts(dir, &st_json)?;
+    let (sbert_text, sbert) = read_json_text(dir, "sentence_bert_config.json")?;
+    let do_lower_case = sbert
+        .get("do_lower_case")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let max_seq_length = read_max_seq_length(dir, &config, &sbert)?;
+    Ok(Layout {
+        config_text,
+        config,
+        arch,
+        tokenizer_path,
+        weights,
+        modules_text,
+        pooling_file,
+        pooling_json,
+        pooling,
+        pooled_dim,
+        normalize,
+        st_text,
+        prompts,
+        sbert_text,
+        do_lower_case,
+        max_seq_length,
+    })
+}
+
+/// Check the module pipeline (Transformer at the root → Pooling → optional Normalize);
+/// returns the Pooling module's config file and whether the vectors are normalised.
+fn module_pipeline(dir: &Path, modules: &[Module]) -> Result<(String, bool)> {
+    let unsupported = |what: String| EmbedError::Unsupported {
+        what,
+        dir: dir.to_path_buf(),
+    };
+    let mut pooling_file = None;
+    let mut normalize = false;
+    for m in modules {
+        let short = m.kind.rsplit('.').next().unwrap_or(&m.kind);
+        match short {
+            "Transformer" => {
+                if !m.path.is_empty() {
+                    return Err(unsupported(format!(
+                        "modules.json: the Transformer module lives in `{}`; only the directory root is supported",
+                        m.path
+                    )));
+                }
+            }
+            "Pooling" => {
+                let p = m.path.trim_end_matches('/');
+                if p.contains("..") || p.starts_with('/') {
+                    return Err(EmbedError::Config {
+                        path: dir.join("modules.json"),
+                        reason: format!("Pooling path `{}` leaves the model directory", m.path),
+                    });
+                }
+                pooling_file = Some(if p.is_empty() {
+                    "config.json".to_string()
+                } else {
+                    format!("{p}/config.json")
+                });
+            }
+            "Normalize" => normalize = true,
+            _ => {
+                return Err(unsupported(format!(
+                "modules.json lists module type `{}` (supported: Transformer, Pooling, Normalize)",
+                m.kind
+            )))
+            }
+        }
+    }
+    let pooling_file =
+        pooling_file.ok_or_else(|| unsupported("modules.json lists no Pooling module".into()))?;
+    Ok((pooling_file, normalize))
+}
+
+/// The token limit: sentence_bert_config.json's `max_seq_length` (else config.json's
+/// `max_position_embeddings`, else 512), capped at `max_position_embeddings`.
+fn read_max_seq_length(dir: &Path, config: &Value, sbert: &Value) -> Result<usize> {
+    let max_positions = config
+        .get("max_position_embeddings")
+        .and_then(Value::as_u64)
+        .map(|n| n as usize);
+    let max_seq_length = match sbert.get("max_seq_length") {
+        Some(Value::Number(n)) => {
+            n.as_u64()
+                .map(|n| n as usize)
+                .ok_or_else(|| EmbedError::Config {
+                    path: dir.join("sentence_bert_config.json"),
+                    reason: format!("max_seq_length `{n}` is not a positive integer"),
+                })?
+        }
+        None | Some(Value::Null) => max_positions.unwrap_or(512),
+        Some(other) => {
+            return Err(EmbedError::Config {
+                path: dir.join("sentence_bert_config.json"),
+                reason: format!("max_seq_length `{other}` is not a number"),
+            })
+        }
+    };
+    let max_seq_length = match max_positions {
+        Some(p) => max_seq_length.min(p),
+        None => max_seq_length,
+    };
+    if max_seq_length == 0 {
+        return Err(EmbedError::Config {
+            path: dir.join("sentence_bert_config.json"),
+            reason: "max_seq_length is 0".into(),
+        });
+    }
+    Ok(max_seq_length)
 }
 
 /// One entry of modules.json.

@@ -41,10 +41,7 @@ use crate::error::{EmbedError, Result};
 
 mod layout;
 use crate::{l2_normalize, Embedder, Progress, PromptOverride, PromptSource, Prompts};
-use layout::{
-    arch_config, architecture, model_name, parse_modules, parse_pooling, parse_prompts, read_json,
-    read_text, require, safetensors_header, weight_files,
-};
+use layout::{arch_config, model_name, read_layout, safetensors_header, Layout};
 
 /// The model family found in `config.json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,198 +145,18 @@ impl LocalModel {
         if !dir.is_dir() {
             return Err(EmbedError::NotADirectory(dir.to_path_buf()));
         }
-        let unsupported = |what: String| EmbedError::Unsupported {
-            what,
-            dir: dir.to_path_buf(),
-        };
-
-        // Configuration, in a fixed order so the first missing file is reported.
-        let config_text = read_text(dir, "config.json")?;
-        let config: Value = serde_json::from_str(&config_text).map_err(|e| EmbedError::Config {
-            path: dir.join("config.json"),
-            reason: format!("invalid JSON: {e}"),
-        })?;
-        let arch = architecture(dir, &config)?;
-        let tokenizer_path = require(dir, "tokenizer.json")?;
-        let weights = weight_files(dir)?;
-        let modules_text = read_text(dir, "modules.json")?;
-        let modules_json: Value =
-            serde_json::from_str(&modules_text).map_err(|e| EmbedError::Config {
-                path: dir.join("modules.json"),
-                reason: format!("invalid JSON: {e}"),
-            })?;
-        let modules = parse_modules(dir, &modules_json)?;
-        let mut pooling_file = None;
-        let mut normalize = false;
-        for m in &modules {
-            let short = m.kind.rsplit('.').next().unwrap_or(&m.kind);
-            match short {
-                "Transformer" => {
-                    if !m.path.is_empty() {
-                        return Err(unsupported(format!(
-                            "modules.json: the Transformer module lives in `{}`; only the directory root is supported",
-                            m.path
-                        )));
-                    }
-                }
-                "Pooling" => {
-                    let p = m.path.trim_end_matches('/');
-                    if p.contains("..") || p.starts_with('/') {
-                        return Err(EmbedError::Config {
-                            path: dir.join("modules.json"),
-                            reason: format!("Pooling path `{}` leaves the model directory", m.path),
-                        });
-                    }
-                    pooling_file = Some(if p.is_empty() {
-                        "config.json".to_string()
-                    } else {
-                        format!("{p}/config.json")
-                    });
-                }
-                "Normalize" => normalize = true,
-                _ => {
-                    return Err(unsupported(format!(
-                        "modules.json lists module type `{}` (supported: Transformer, Pooling, Normalize)",
-                        m.kind
-                    )))
-                }
-            }
-        }
-        let pooling_file = pooling_file
-            .ok_or_else(|| unsupported("modules.json lists no Pooling module".into()))?;
-        let pooling_json = read_json(dir, &pooling_file)?;
-        let (pooling, pooled_dim) = parse_pooling(dir, &pooling_file, &pooling_json)?;
-        let st_text = read_text(dir, "config_sentence_transformers.json")?;
-        let st_json: Value = serde_json::from_str(&st_text).map_err(|e| EmbedError::Config {
-            path: dir.join("config_sentence_transformers.json"),
-            reason: format!("invalid JSON: {e}"),
-        })?;
-        let prompts = prompts_override.apply(parse_prompts(dir, &st_json)?);
-        let sbert_text = read_text(dir, "sentence_bert_config.json")?;
-        let sbert: Value = serde_json::from_str(&sbert_text).map_err(|e| EmbedError::Config {
-            path: dir.join("sentence_bert_config.json"),
-            reason: format!("invalid JSON: {e}"),
-        })?;
-        let do_lower_case = sbert
-            .get("do_lower_case")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let max_positions = config
-            .get("max_position_embeddings")
-            .and_then(Value::as_u64)
-            .map(|n| n as usize);
-        let max_seq_length = match sbert.get("max_seq_length") {
-            Some(Value::Number(n)) => {
-                n.as_u64()
-                    .map(|n| n as usize)
-                    .ok_or_else(|| EmbedError::Config {
-                        path: dir.join("sentence_bert_config.json"),
-                        reason: format!("max_seq_length `{n}` is not a positive integer"),
-                    })?
-            }
-            None | Some(Value::Null) => max_positions.unwrap_or(512),
-            Some(other) => {
-                return Err(EmbedError::Config {
-                    path: dir.join("sentence_bert_config.json"),
-                    reason: format!("max_seq_length `{other}` is not a number"),
-                })
-            }
-        };
-        let max_seq_length = match max_positions {
-            Some(p) => max_seq_length.min(p),
-            None => max_seq_length,
-        };
-        if max_seq_length == 0 {
-            return Err(EmbedError::Config {
-                path: dir.join("sentence_bert_config.json"),
-                reason: "max_seq_length is 0".into(),
-            });
-        }
-
-        // Tokenizer: truncation to max_seq_length, no padding (we pad per batch).
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
-            .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", tokenizer_path.display())))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                direction: TruncationDirection::Right,
-                max_length: max_seq_length,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-            }))
-            .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", tokenizer_path.display())))?;
-        tokenizer.with_padding(None);
-
-        // Fingerprint of everything that defines the model (weights by header + size).
-        let mut h = Sha256::new();
-        for part in [&config_text, &modules_text, &st_text, &sbert_text] {
-            h.update((part.len() as u64).to_le_bytes());
-            h.update(part.as_bytes());
-        }
-        h.update(pooling_json.to_string().as_bytes());
-        let tok_bytes = fs::read(&tokenizer_path).map_err(|source| EmbedError::Io {
-            path: tokenizer_path.clone(),
-            source,
-        })?;
-        h.update((tok_bytes.len() as u64).to_le_bytes());
-        h.update(&tok_bytes);
-        for w in &weights {
-            let size = fs::metadata(w)
-                .map_err(|source| EmbedError::Io {
-                    path: w.clone(),
-                    source,
-                })?
-                .len();
-            h.update(size.to_le_bytes());
-            h.update(safetensors_header(w)?);
-        }
-        let digest = h.finalize();
-        let fingerprint: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-
+        let layout = read_layout(dir)?;
+        let tokenizer = build_tokenizer(&layout.tokenizer_path, layout.max_seq_length)?;
+        let fingerprint = fingerprint(&layout)?;
         let device = Device::Cpu;
-        // SAFETY: the weight files are memory-mapped read-only while the tensors are
-        // copied out (f32 on CPU); they must not be modified during `load`.
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&weights, DType::F32, &device) }
-            .map_err(|e| {
-                EmbedError::Model(format!("cannot read weights in `{}`: {e}", dir.display()))
-            })?;
-        let weights_err = |e: candle_core::Error| {
-            EmbedError::Model(format!(
-                "weights in `{}` do not match config.json ({} model): {e}",
-                dir.display(),
-                arch.name()
-            ))
-        };
-        let (net, dims, pad_id) = match arch {
-            Architecture::Bert => {
-                let cfg: bert::Config = arch_config(&config, dir, "BERT")?;
-                let model = bert::BertModel::load(vb, &cfg).map_err(weights_err)?;
-                let pad = u32::try_from(cfg.pad_token_id).unwrap_or(0);
-                (Net::Bert(model), cfg.hidden_size, pad)
-            }
-            Architecture::Qwen3 => {
-                let cfg: qwen3::Config = arch_config(&config, dir, "Qwen3")?;
-                // Qwen3-Embedding checkpoints are saved as the bare `Qwen3Model`, whose
-                // tensor names lack the `model.` prefix that candle's loader expects.
-                let vb = if vb.contains_tensor("model.embed_tokens.weight") {
-                    vb
-                } else if vb.contains_tensor("embed_tokens.weight") {
-                    vb.rename_f(|n: &str| n.strip_prefix("model.").unwrap_or(n).to_string())
-                } else {
-                    return Err(EmbedError::Model(format!(
-                        "weights in `{}` have neither `model.embed_tokens.weight` nor `embed_tokens.weight`; not a Qwen3 checkpoint",
-                        dir.display()
-                    )));
-                };
-                let model = qwen3::Model::new(&cfg, vb).map_err(weights_err)?;
-                (Net::Qwen3(model), cfg.hidden_size, 0)
-            }
-        };
-        if let Some(d) = pooled_dim {
+        let (net, dims, pad_id) =
+            load_net(dir, layout.arch, &layout.config, &layout.weights, &device)?;
+        if let Some(d) = layout.pooled_dim {
             if d != dims {
                 return Err(EmbedError::DimsMismatch {
                     context: format!(
                         "{} word_embedding_dimension vs config.json hidden_size in `{}`",
-                        pooling_file,
+                        layout.pooling_file,
                         dir.display()
                     ),
                     expected: dims,
@@ -351,17 +168,17 @@ impl LocalModel {
         Ok(LocalModel {
             dir: dir.to_path_buf(),
             name: model_name(dir),
-            arch,
-            pooling,
-            normalize,
-            max_seq_length,
-            do_lower_case,
+            arch: layout.arch,
+            pooling: layout.pooling,
+            normalize: layout.normalize,
+            max_seq_length: layout.max_seq_length,
+            do_lower_case: layout.do_lower_case,
             tokenizer,
             net,
             device,
             dims,
             pad_id,
-            prompts,
+            prompts: prompts_override.apply(layout.prompts),
             fingerprint,
             batch_size: DEFAULT_BATCH_SIZE,
         })
@@ -503,6 +320,103 @@ impl LocalModel {
             }
         }
     }
+}
+
+/// Tokenizer: truncation to max_seq_length, no padding (we pad per batch).
+fn build_tokenizer(tokenizer_path: &Path, max_seq_length: usize) -> Result<Tokenizer> {
+    let mut tokenizer = Tokenizer::from_file(tokenizer_path)
+        .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", tokenizer_path.display())))?;
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            direction: TruncationDirection::Right,
+            max_length: max_seq_length,
+            strategy: TruncationStrategy::LongestFirst,
+            stride: 0,
+        }))
+        .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", tokenizer_path.display())))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
+}
+
+/// Fingerprint of everything that defines the model (weights by header + size).
+fn fingerprint(layout: &Layout) -> Result<String> {
+    let mut h = Sha256::new();
+    for part in [
+        &layout.config_text,
+        &layout.modules_text,
+        &layout.st_text,
+        &layout.sbert_text,
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.update(layout.pooling_json.to_string().as_bytes());
+    let tok_bytes = fs::read(&layout.tokenizer_path).map_err(|source| EmbedError::Io {
+        path: layout.tokenizer_path.clone(),
+        source,
+    })?;
+    h.update((tok_bytes.len() as u64).to_le_bytes());
+    h.update(&tok_bytes);
+    for w in &layout.weights {
+        let size = fs::metadata(w)
+            .map_err(|source| EmbedError::Io {
+                path: w.clone(),
+                source,
+            })?
+            .len();
+        h.update(size.to_le_bytes());
+        h.update(safetensors_header(w)?);
+    }
+    let digest = h.finalize();
+    Ok(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The network (BERT or Qwen3) from the weight files, with its hidden size and padding
+/// token id.
+fn load_net(
+    dir: &Path,
+    arch: Architecture,
+    config: &Value,
+    weights: &[PathBuf],
+    device: &Device,
+) -> Result<(Net, usize, u32)> {
+    // SAFETY: the weight files are memory-mapped read-only while the tensors are
+    // copied out (f32 on CPU); they must not be modified during `load`.
+    let vb = unsafe { VarBuilder::from_mmaped_safetensors(weights, DType::F32, device) }.map_err(
+        |e| EmbedError::Model(format!("cannot read weights in `{}`: {e}", dir.display())),
+    )?;
+    let weights_err = |e: candle_core::Error| {
+        EmbedError::Model(format!(
+            "weights in `{}` do not match config.json ({} model): {e}",
+            dir.display(),
+            arch.name()
+        ))
+    };
+    Ok(match arch {
+        Architecture::Bert => {
+            let cfg: bert::Config = arch_config(config, dir, "BERT")?;
+            let model = bert::BertModel::load(vb, &cfg).map_err(weights_err)?;
+            let pad = u32::try_from(cfg.pad_token_id).unwrap_or(0);
+            (Net::Bert(model), cfg.hidden_size, pad)
+        }
+        Architecture::Qwen3 => {
+            let cfg: qwen3::Config = arch_config(config, dir, "Qwen3")?;
+            // Qwen3-Embedding checkpoints are saved as the bare `Qwen3Model`, whose
+            // tensor names lack the `model.` prefix that candle's loader expects.
+            let vb = if vb.contains_tensor("model.embed_tokens.weight") {
+                vb
+            } else if vb.contains_tensor("embed_tokens.weight") {
+                vb.rename_f(|n: &str| n.strip_prefix("model.").unwrap_or(n).to_string())
+            } else {
+                return Err(EmbedError::Model(format!(
+                    "weights in `{}` have neither `model.embed_tokens.weight` nor `embed_tokens.weight`; not a Qwen3 checkpoint",
+                    dir.display()
+                )));
+            };
+            let model = qwen3::Model::new(&cfg, vb).map_err(weights_err)?;
+            (Net::Qwen3(model), cfg.hidden_size, 0)
+        }
+    })
 }
 
 /// Pool `hidden` [b, l, h] with a right-padding `mask` [b, l] (1 = token) into [b, h].
