@@ -334,110 +334,178 @@ fn root_fields<'s>(schema: &'s Schema, root: Option<&str>) -> Vec<&'s FieldDefin
     }
 }
 
+/// The schema's root types and fields, read once for a compile.
+struct Roots<'s> {
+    /// The query root's name.
+    query: &'s str,
+    /// The mutation root's name (`Mutation` when the schema has none).
+    mutation_root: String,
+    queries: Vec<&'s FieldDefinition>,
+    mutations: Vec<&'s FieldDefinition>,
+    /// `Subscription.name` coordinates: detected, not imported.
+    subscriptions: Vec<String>,
+}
+
+impl<'s> Roots<'s> {
+    fn read(graph: &'s SchemaGraph) -> Result<Roots<'s>, CompileError> {
+        let schema = &graph.schema;
+        let query = graph
+            .root(RootKind::Query)
+            .ok_or(CompileError::NoQueryType)?;
+        let queries = root_fields(schema, Some(query));
+        let mutations = root_fields(schema, graph.root(RootKind::Mutation));
+        let subscriptions: Vec<String> = root_fields(schema, graph.root(RootKind::Subscription))
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}.{}",
+                    graph.root(RootKind::Subscription).unwrap_or("Subscription"),
+                    f.name
+                )
+            })
+            .collect();
+        let mutation_root = graph
+            .root(RootKind::Mutation)
+            .unwrap_or("Mutation")
+            .to_string();
+        Ok(Roots {
+            query,
+            mutation_root,
+            queries,
+            mutations,
+            subscriptions,
+        })
+    }
+}
+
 /// Compile the root fields of `graph` into tools.
 pub fn compile(graph: &SchemaGraph, opts: &CompileOptions) -> Result<ToolSet, CompileError> {
-    let schema = &graph.schema;
-    let query = graph
-        .root(RootKind::Query)
-        .ok_or(CompileError::NoQueryType)?;
-    let queries = root_fields(schema, Some(query));
-    let mutations = root_fields(schema, graph.root(RootKind::Mutation));
-    let subscriptions: Vec<String> = root_fields(schema, graph.root(RootKind::Subscription))
+    let roots = Roots::read(graph)?;
+
+    // (is_mutation, field) in the order to compile.
+    let mut skipped = Vec::new();
+    let mut chosen = match &opts.select {
+        Some(names) => choose_selected(&roots, names, opts)?,
+        None => choose_all(&roots, opts, &mut skipped)?,
+    };
+    chosen.truncate(opts.max_tools.max(1));
+
+    let (tools, defs) = compile_chosen(&graph.schema, &roots, chosen, opts, &mut skipped);
+    Ok(ToolSet {
+        source: graph.source.clone(),
+        query_fields: roots.queries.len(),
+        mutations_found: roots.mutations.len(),
+        subscriptions_detected: roots.subscriptions,
+        tools,
+        defs,
+        skipped,
+        refs: opts.refs,
+        limits: opts.selection,
+    })
+}
+
+/// The root fields named by `--select`, in that order.
+fn choose_selected<'s>(
+    roots: &Roots<'s>,
+    names: &[String],
+    opts: &CompileOptions,
+) -> Result<Vec<(bool, &'s FieldDefinition)>, CompileError> {
+    let mut chosen = Vec::new();
+    for raw in names {
+        let (want_mut, name) = match raw.split_once('.') {
+            Some((t, n)) if t == roots.mutation_root => (Some(true), n),
+            Some((t, n)) if t == roots.query => (Some(false), n),
+            _ => (None, raw.as_str()),
+        };
+        let q = roots
+            .queries
+            .iter()
+            .find(|f| f.name == name && want_mut != Some(true));
+        let m = roots
+            .mutations
+            .iter()
+            .find(|f| f.name == name && want_mut != Some(false));
+        match (q, m) {
+            (Some(f), _) => chosen.push((false, *f)),
+            (None, Some(f)) if opts.allow_mutations.allows(name) => chosen.push((true, *f)),
+            (None, Some(_)) => return Err(CompileError::MutationNotAllowed(name.to_string())),
+            (None, None) => return Err(unknown_root_field(roots, raw, name)),
+        }
+    }
+    Ok(chosen)
+}
+
+/// The error for a `--select` name that is no root field, with the nearest ones.
+fn unknown_root_field(roots: &Roots, raw: &str, name: &str) -> CompileError {
+    let all: Vec<String> = roots
+        .queries
         .iter()
-        .map(|f| {
-            format!(
-                "{}.{}",
-                graph.root(RootKind::Subscription).unwrap_or("Subscription"),
-                f.name
+        .map(|f| format!("{}.{}", roots.query, f.name))
+        .chain(
+            roots
+                .mutations
+                .iter()
+                .map(|f| format!("{}.{}", roots.mutation_root, f.name)),
+        )
+        .collect();
+    let mut near: Vec<(usize, &String)> = all
+        .iter()
+        .map(|c| {
+            let n = c.split_once('.').map(|x| x.1).unwrap_or(c);
+            (
+                gqlnav_schema::edit_distance(&name.to_ascii_lowercase(), &n.to_ascii_lowercase()),
+                c,
             )
         })
         .collect();
-    let mutation_root = graph
-        .root(RootKind::Mutation)
-        .unwrap_or("Mutation")
-        .to_string();
+    near.sort();
+    CompileError::UnknownRootField {
+        name: raw.to_string(),
+        nearest: near.into_iter().take(5).map(|(_, c)| c.clone()).collect(),
+    }
+}
 
-    // (is_mutation, field) in the order to compile.
-    let mut chosen: Vec<(bool, &FieldDefinition)> = Vec::new();
-    let mut skipped = Vec::new();
-    match &opts.select {
-        Some(names) => {
-            for raw in names {
-                let (want_mut, name) = match raw.split_once('.') {
-                    Some((t, n)) if t == mutation_root => (Some(true), n),
-                    Some((t, n)) if t == query => (Some(false), n),
-                    _ => (None, raw.as_str()),
-                };
-                let q = queries
-                    .iter()
-                    .find(|f| f.name == name && want_mut != Some(true));
-                let m = mutations
-                    .iter()
-                    .find(|f| f.name == name && want_mut != Some(false));
-                match (q, m) {
-                    (Some(f), _) => chosen.push((false, f)),
-                    (None, Some(f)) if opts.allow_mutations.allows(name) => chosen.push((true, f)),
-                    (None, Some(_)) => {
-                        return Err(CompileError::MutationNotAllowed(name.to_string()))
-                    }
-                    (None, None) => {
-                        let all: Vec<String> = queries
-                            .iter()
-                            .map(|f| format!("{query}.{}", f.name))
-                            .chain(
-                                mutations
-                                    .iter()
-                                    .map(|f| format!("{mutation_root}.{}", f.name)),
-                            )
-                            .collect();
-                        let mut near: Vec<(usize, &String)> = all
-                            .iter()
-                            .map(|c| {
-                                let n = c.split_once('.').map(|x| x.1).unwrap_or(c);
-                                (
-                                    gqlnav_schema::edit_distance(
-                                        &name.to_ascii_lowercase(),
-                                        &n.to_ascii_lowercase(),
-                                    ),
-                                    c,
-                                )
-                            })
-                            .collect();
-                        near.sort();
-                        return Err(CompileError::UnknownRootField {
-                            name: raw.clone(),
-                            nearest: near.into_iter().take(5).map(|(_, c)| c.clone()).collect(),
-                        });
-                    }
-                }
-            }
-        }
-        None => {
-            for f in &queries {
-                match is_deprecated(f) {
-                    Some(r) if !opts.include_deprecated => skipped.push(Skipped {
-                        coordinate: format!("{query}.{}", f.name),
-                        reason: format!("deprecated: {r}"),
-                    }),
-                    _ => chosen.push((false, f)),
-                }
-            }
-            for f in &mutations {
-                if opts.allow_mutations.allows(&f.name) {
-                    chosen.push((true, f));
-                }
-            }
-            if chosen.len() > opts.max_tools {
-                return Err(CompileError::TooManyRootFields {
-                    count: chosen.len(),
-                    mutations: chosen.iter().filter(|c| c.0).count(),
-                    cap: opts.max_tools,
-                });
-            }
+/// Every query field (deprecated ones skipped unless included) and the allowed
+/// mutations, under the tool cap.
+fn choose_all<'s>(
+    roots: &Roots<'s>,
+    opts: &CompileOptions,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<(bool, &'s FieldDefinition)>, CompileError> {
+    let mut chosen = Vec::new();
+    for f in &roots.queries {
+        match is_deprecated(f) {
+            Some(r) if !opts.include_deprecated => skipped.push(Skipped {
+                coordinate: format!("{}.{}", roots.query, f.name),
+                reason: format!("deprecated: {r}"),
+            }),
+            _ => chosen.push((false, *f)),
         }
     }
-    chosen.truncate(opts.max_tools.max(1));
+    for f in &roots.mutations {
+        if opts.allow_mutations.allows(&f.name) {
+            chosen.push((true, *f));
+        }
+    }
+    if chosen.len() > opts.max_tools {
+        return Err(CompileError::TooManyRootFields {
+            count: chosen.len(),
+            mutations: chosen.iter().filter(|c| c.0).count(),
+            cap: opts.max_tools,
+        });
+    }
+    Ok(chosen)
+}
 
+/// Compile the chosen root fields (those a partial schema cannot serve go to
+/// `skipped`); returns the tools, each with the `$defs` it uses, and the shared `$defs`.
+fn compile_chosen(
+    schema: &Schema,
+    roots: &Roots,
+    chosen: Vec<(bool, &FieldDefinition)>,
+    opts: &CompileOptions,
+    skipped: &mut Vec<Skipped>,
+) -> (Vec<CompiledTool>, BTreeMap<String, Value>) {
     let mut inputs = InputCompiler::new(
         schema,
         InputStyle {
@@ -450,13 +518,13 @@ pub fn compile(graph: &SchemaGraph, opts: &CompileOptions) -> Result<ToolSet, Co
         schema,
         limits: opts.selection,
     };
-    let query_names: Vec<&str> = queries.iter().map(|f| f.name.as_str()).collect();
+    let query_names: Vec<&str> = roots.queries.iter().map(|f| f.name.as_str()).collect();
     let mut tools = Vec::new();
     for (is_mut, f) in chosen {
         let root = if is_mut {
-            mutation_root.as_str()
+            roots.mutation_root.as_str()
         } else {
-            query
+            roots.query
         };
         let coordinate = format!("{root}.{}", f.name);
         if let Some(m) = inputs.missing_type(&f.arguments) {
@@ -496,17 +564,7 @@ pub fn compile(graph: &SchemaGraph, opts: &CompileOptions) -> Result<ToolSet, Co
         input::refs_in(&t.input_schema, &mut direct);
         t.defs_used = input::closure(&defs, &direct);
     }
-    Ok(ToolSet {
-        source: graph.source.clone(),
-        query_fields: queries.len(),
-        mutations_found: mutations.len(),
-        subscriptions_detected: subscriptions,
-        tools,
-        defs,
-        skipped,
-        refs: opts.refs,
-        limits: opts.selection,
-    })
+    (tools, defs)
 }
 
 fn compile_one(
@@ -519,20 +577,7 @@ fn compile_one(
 ) -> CompiledTool {
     let ret = f.ty.inner_named_type().to_string();
     let is_connection = selector.connection_items(&ret).is_some();
-    let mut defaults = BTreeMap::new();
-    if is_connection {
-        if let Some(a) = f.arguments.iter().find(|a| {
-            a.name == "first"
-                && !a.ty.is_non_null()
-                && a.default_value.is_none()
-                && a.ty.inner_named_type() == "Int"
-        }) {
-            defaults.insert(
-                a.name.to_string(),
-                Value::from(selector.limits.default_first),
-            );
-        }
-    }
+    let defaults = variable_defaults(selector, f, is_connection);
     let mut schema = inputs.arguments(&f.arguments, &defaults);
     let fields_property = if f.arguments.iter().any(|a| a.name == "fields") {
         "_fields"
@@ -545,78 +590,17 @@ fn compile_one(
         Some(ExtendedType::Scalar(_)) | Some(ExtendedType::Enum(_))
     );
     if composite {
-        let mut p = serde_json::json!({
-            "type": "array",
-            "items": {"type": "string"},
-            "description": format!("Field paths to return instead of the default selection, e.g. [\"{}\"]; `[]` after a list is optional. A path ending on an object returns its default fields.", example_path(selector, &ret)),
-        });
-        if inputs.nullable() == NullableMode::AnyOf {
-            p = serde_json::json!({"anyOf": [p, {"type": "null"}]});
-            match schema["required"].as_array_mut() {
-                Some(r) => r.push(Value::String(fields_property.clone())),
-                None => schema["required"] = serde_json::json!([fields_property.clone()]),
-            }
-        }
-        schema["properties"][&fields_property] = p;
+        add_fields_property(inputs, selector, &ret, &fields_property, &mut schema);
     }
 
-    let variables: Vec<String> = f
-        .arguments
-        .iter()
-        .map(|a| match defaults.get(a.name.as_str()) {
-            Some(d) => format!("${}: {} = {d}", a.name, a.ty),
-            None => format!("${}: {}", a.name, a.ty),
-        })
-        .collect();
-    let arguments: Vec<String> = f
-        .arguments
-        .iter()
-        .map(|a| format!("{0}: ${0}", a.name))
-        .collect();
-    let header = OperationHeader {
-        keyword: if is_mut { "mutation" } else { "query" },
-        name: pascal(&name),
-        variables: if variables.is_empty() {
-            String::new()
-        } else {
-            format!("({})", variables.join(", "))
-        },
-        field: f.name.to_string(),
-        arguments: if arguments.is_empty() {
-            String::new()
-        } else {
-            format!("({})", arguments.join(", "))
-        },
-        return_type: ret.clone(),
-    };
+    let header = operation_header(f, &name, is_mut, &defaults, &ret);
     let (body, selected) = if composite {
-        let mut budget = selector.limits.max_total;
-        let mut set = selector.default_set(&ret, 1, &mut Vec::new(), &mut budget);
-        // A mutation's payload says what changed through its object fields: expand them
-        // one level even when the payload has leaves of its own.
-        if is_mut && set.iter().all(|s| s.children.is_empty()) {
-            let objects = selector.objects(&ret, 1, &mut vec![ret.clone()], &mut budget);
-            set.retain(|s| s.head != "__typename" || objects.is_empty());
-            set.extend(objects);
-        }
-        (body_of(&set), field_count(&set))
+        default_selection(selector, &ret, is_mut)
     } else {
         ("\n".to_string(), 0)
     };
     let operation = header.write(&body);
-    let mut description = first_paragraph(f.description.as_deref())
-        .unwrap_or_else(|| format!("The `{}` root field.", f.name));
-    description.push_str(&format!(" Returns {}", f.ty));
-    if is_connection {
-        description.push_str(" (a connection: pages of items)");
-    }
-    description.push('.');
-    if let Some(r) = is_deprecated(f) {
-        description.push_str(&format!(" Deprecated: {r}."));
-    }
-    if is_mut {
-        description.push_str(" A mutation: it changes data.");
-    }
+    let description = tool_description(f, is_connection, is_mut);
     CompiledTool {
         name,
         coordinate,
@@ -631,6 +615,125 @@ fn compile_one(
         variable_defaults: defaults,
         header,
     }
+}
+
+/// Defaults compiled into the operation's variables: a connection's page size on a
+/// nullable `first: Int` without a default of its own.
+fn variable_defaults(
+    selector: &Selector,
+    f: &FieldDefinition,
+    is_connection: bool,
+) -> BTreeMap<String, Value> {
+    let mut defaults = BTreeMap::new();
+    if is_connection {
+        if let Some(a) = f.arguments.iter().find(|a| {
+            a.name == "first"
+                && !a.ty.is_non_null()
+                && a.default_value.is_none()
+                && a.ty.inner_named_type() == "Int"
+        }) {
+            defaults.insert(
+                a.name.to_string(),
+                Value::from(selector.limits.default_first),
+            );
+        }
+    }
+    defaults
+}
+
+/// The input property that takes field paths instead of the default selection.
+fn add_fields_property(
+    inputs: &InputCompiler,
+    selector: &Selector,
+    ret: &str,
+    fields_property: &str,
+    schema: &mut Value,
+) {
+    let mut p = serde_json::json!({
+        "type": "array",
+        "items": {"type": "string"},
+        "description": format!("Field paths to return instead of the default selection, e.g. [\"{}\"]; `[]` after a list is optional. A path ending on an object returns its default fields.", example_path(selector, ret)),
+    });
+    if inputs.nullable() == NullableMode::AnyOf {
+        p = serde_json::json!({"anyOf": [p, {"type": "null"}]});
+        match schema["required"].as_array_mut() {
+            Some(r) => r.push(Value::String(fields_property.to_string())),
+            None => schema["required"] = serde_json::json!([fields_property.to_string()]),
+        }
+    }
+    schema["properties"][fields_property] = p;
+}
+
+/// The operation around the selection: arguments as variables (with compiled defaults).
+fn operation_header(
+    f: &FieldDefinition,
+    name: &str,
+    is_mut: bool,
+    defaults: &BTreeMap<String, Value>,
+    ret: &str,
+) -> OperationHeader {
+    let variables: Vec<String> = f
+        .arguments
+        .iter()
+        .map(|a| match defaults.get(a.name.as_str()) {
+            Some(d) => format!("${}: {} = {d}", a.name, a.ty),
+            None => format!("${}: {}", a.name, a.ty),
+        })
+        .collect();
+    let arguments: Vec<String> = f
+        .arguments
+        .iter()
+        .map(|a| format!("{0}: ${0}", a.name))
+        .collect();
+    OperationHeader {
+        keyword: if is_mut { "mutation" } else { "query" },
+        name: pascal(name),
+        variables: if variables.is_empty() {
+            String::new()
+        } else {
+            format!("({})", variables.join(", "))
+        },
+        field: f.name.to_string(),
+        arguments: if arguments.is_empty() {
+            String::new()
+        } else {
+            format!("({})", arguments.join(", "))
+        },
+        return_type: ret.to_string(),
+    }
+}
+
+/// The default selection of a composite return type: its body and field count.
+fn default_selection(selector: &Selector, ret: &str, is_mut: bool) -> (String, usize) {
+    let mut budget = selector.limits.max_total;
+    let mut set = selector.default_set(ret, 1, &mut Vec::new(), &mut budget);
+    // A mutation's payload says what changed through its object fields: expand them
+    // one level even when the payload has leaves of its own.
+    if is_mut && set.iter().all(|s| s.children.is_empty()) {
+        let objects = selector.objects(ret, 1, &mut vec![ret.to_string()], &mut budget);
+        set.retain(|s| s.head != "__typename" || objects.is_empty());
+        set.extend(objects);
+    }
+    (body_of(&set), field_count(&set))
+}
+
+/// What the tool does: the field's description, its return type, deprecation, and
+/// whether it changes data.
+fn tool_description(f: &FieldDefinition, is_connection: bool, is_mut: bool) -> String {
+    let mut description = first_paragraph(f.description.as_deref())
+        .unwrap_or_else(|| format!("The `{}` root field.", f.name));
+    description.push_str(&format!(" Returns {}", f.ty));
+    if is_connection {
+        description.push_str(" (a connection: pages of items)");
+    }
+    description.push('.');
+    if let Some(r) = is_deprecated(f) {
+        description.push_str(&format!(" Deprecated: {r}."));
+    }
+    if is_mut {
+        description.push_str(" A mutation: it changes data.");
+    }
+    description
 }
 
 fn selector_schema<'a>(s: &'a Selector) -> &'a Schema {
