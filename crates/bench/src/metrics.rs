@@ -8,7 +8,7 @@ use std::time::Instant;
 use gqlnav_search::{Query, SearchBackend, SearchContext, SearchError};
 use serde::Serialize;
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, Question};
 use crate::error::BenchError;
 
 /// What to measure.
@@ -159,109 +159,15 @@ pub fn run_retrieval(
         return Err(BenchError::Options("depth must be at least 1".to_string()));
     }
     let n = ds.questions.len();
-    let mut recall_sum: BTreeMap<usize, f64> = opts.recall_ks.iter().map(|&k| (k, 0.0)).collect();
-    let mut tokens_sum: BTreeMap<usize, f64> = opts.token_ks.iter().map(|&k| (k, 0.0)).collect();
-    // (recall, tokens, hits) sums per budget.
-    let mut budget_sum: BTreeMap<usize, (f64, f64, f64)> =
-        opts.budgets.iter().map(|&b| (b, (0.0, 0.0, 0.0))).collect();
-    let mut mrr_sum = 0.0;
-    let mut all_ranks: Vec<f64> = Vec::new();
-    let mut latencies: Vec<f64> = Vec::with_capacity(n);
+    let mut sums = Sums::new(opts, n);
     let mut per_question = Vec::with_capacity(n);
 
     for (qi, q) in ds.questions.iter().enumerate() {
-        let query = Query {
-            text: q.text.clone(),
-            sub_queries: q.sub_queries.clone(),
-        };
-        let t0 = Instant::now();
-        let mut scored = backend
-            .search(&query, depth)
-            .map_err(|source| BenchError::Search {
-                question: q.id.clone(),
-                source: Box::new(source),
-            })?;
-        let latency_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        scored.truncate(depth);
-
-        let mut coords: Vec<&str> = Vec::with_capacity(scored.len());
-        let mut tokens: Vec<usize> = Vec::with_capacity(scored.len());
-        for s in &scored {
-            let (Some(e), Some(&t)) = (
-                ctx.corpus.entries.get(s.doc),
-                ctx.rendered.tokens.get(s.doc),
-            ) else {
-                return Err(BenchError::Search {
-                    question: q.id.clone(),
-                    source: Box::new(SearchError::Other(format!(
-                        "hit document {} is outside the corpus ({} entries)",
-                        s.doc,
-                        ctx.corpus.entries.len()
-                    ))),
-                });
-            };
-            coords.push(e.coordinate.as_str());
-            tokens.push(t);
-        }
-
-        // Ranks, one per target: first occurrence, or D + 1.
-        let ranks: Vec<usize> = q
-            .targets
-            .iter()
-            .map(|t| {
-                coords
-                    .iter()
-                    .position(|c| c == t)
-                    .map(|i| i + 1)
-                    .unwrap_or(depth + 1)
-            })
-            .collect();
-        all_ranks.extend(ranks.iter().map(|&r| r as f64));
+        let hits = search_question(backend, ctx, q, depth)?;
+        let ranks = target_ranks(&q.targets, &hits.coords, depth);
         let first_rank = ranks.iter().copied().filter(|&r| r <= depth).min();
-        if let Some(r) = first_rank {
-            mrr_sum += 1.0 / r as f64;
-        }
-        for (&k, sum) in recall_sum.iter_mut() {
-            *sum += found_fraction(&ranks, k);
-        }
-        for (&k, sum) in tokens_sum.iter_mut() {
-            *sum += tokens.iter().take(k).sum::<usize>() as f64;
-        }
-        for (&b, (r_sum, t_sum, h_sum)) in budget_sum.iter_mut() {
-            let mut used = 0usize;
-            let mut read = 0usize;
-            for &t in &tokens {
-                if used + t > b {
-                    break;
-                }
-                used += t;
-                read += 1;
-            }
-            *r_sum += found_fraction(&ranks, read);
-            *t_sum += used as f64;
-            *h_sum += read as f64;
-        }
-        latencies.push(latency_ms);
-
-        let mut found = Vec::new();
-        let mut missed = Vec::new();
-        for (t, &r) in q.targets.iter().zip(&ranks) {
-            if r <= depth {
-                found.push((t.clone(), r));
-            } else {
-                missed.push(t.clone());
-            }
-        }
-        per_question.push(QuestionResult {
-            id: q.id.clone(),
-            text: q.text.clone(),
-            expected: q.targets.clone(),
-            found,
-            missed,
-            first_rank,
-            hits: coords.len(),
-            latency_ms,
-        });
+        sums.add(&ranks, first_rank, &hits.tokens, hits.latency_ms);
+        per_question.push(question_result(q, &ranks, depth, first_rank, &hits));
         progress(qi + 1, n);
     }
 
@@ -274,18 +180,21 @@ pub fn run_retrieval(
         questions: n,
         targets_total: ds.targets_total(),
         skipped_empty: ds.skipped_empty,
-        recall: recall_sum
+        recall: sums
+            .recall
             .into_iter()
             .map(|(k, s)| (k, mean(s, n)))
             .collect(),
-        mrr: mean(mrr_sum, n),
-        rank_p50: pct(all_ranks.clone(), 0.5),
-        rank_p95: pct(all_ranks, 0.95),
-        tokens_at: tokens_sum
+        mrr: mean(sums.mrr, n),
+        rank_p50: pct(sums.all_ranks.clone(), 0.5),
+        rank_p95: pct(sums.all_ranks, 0.95),
+        tokens_at: sums
+            .tokens
             .into_iter()
             .map(|(k, s)| (k, mean(s, n)))
             .collect(),
-        budget: budget_sum
+        budget: sums
+            .budget
             .into_iter()
             .map(|(b, (r, t, h))| {
                 (
@@ -298,8 +207,160 @@ pub fn run_retrieval(
                 )
             })
             .collect(),
-        latency_ms_p50: pct(latencies.clone(), 0.5),
-        latency_ms_p95: pct(latencies, 0.95),
+        latency_ms_p50: pct(sums.latencies.clone(), 0.5),
+        latency_ms_p95: pct(sums.latencies, 0.95),
         per_question,
     })
+}
+
+/// The running sums over questions (means are taken at the end), and every rank and
+/// latency for the percentiles.
+struct Sums {
+    recall: BTreeMap<usize, f64>,
+    tokens: BTreeMap<usize, f64>,
+    // (recall, tokens, hits) sums per budget.
+    budget: BTreeMap<usize, (f64, f64, f64)>,
+    mrr: f64,
+    all_ranks: Vec<f64>,
+    latencies: Vec<f64>,
+}
+
+impl Sums {
+    fn new(opts: &RunOptions, n: usize) -> Sums {
+        Sums {
+            recall: opts.recall_ks.iter().map(|&k| (k, 0.0)).collect(),
+            tokens: opts.token_ks.iter().map(|&k| (k, 0.0)).collect(),
+            budget: opts.budgets.iter().map(|&b| (b, (0.0, 0.0, 0.0))).collect(),
+            mrr: 0.0,
+            all_ranks: Vec::new(),
+            latencies: Vec::with_capacity(n),
+        }
+    }
+
+    /// Add one question: its target ranks, best rank, hit tokens (rank order) and latency.
+    fn add(&mut self, ranks: &[usize], first_rank: Option<usize>, tokens: &[usize], latency: f64) {
+        self.all_ranks.extend(ranks.iter().map(|&r| r as f64));
+        if let Some(r) = first_rank {
+            self.mrr += 1.0 / r as f64;
+        }
+        for (&k, sum) in self.recall.iter_mut() {
+            *sum += found_fraction(ranks, k);
+        }
+        for (&k, sum) in self.tokens.iter_mut() {
+            *sum += tokens.iter().take(k).sum::<usize>() as f64;
+        }
+        for (&b, (r_sum, t_sum, h_sum)) in self.budget.iter_mut() {
+            let mut used = 0usize;
+            let mut read = 0usize;
+            for &t in tokens {
+                if used + t > b {
+                    break;
+                }
+                used += t;
+                read += 1;
+            }
+            *r_sum += found_fraction(ranks, read);
+            *t_sum += used as f64;
+            *h_sum += read as f64;
+        }
+        self.latencies.push(latency);
+    }
+}
+
+/// One question's hits (at most `D`): coordinates and tokens in rank order, and the
+/// time the search took.
+struct Hits<'c> {
+    coords: Vec<&'c str>,
+    tokens: Vec<usize>,
+    latency_ms: f64,
+}
+
+/// Search one question with `k = depth`, timed; a hit outside the corpus is an error.
+fn search_question<'c>(
+    backend: &dyn SearchBackend,
+    ctx: &'c SearchContext,
+    q: &Question,
+    depth: usize,
+) -> Result<Hits<'c>, BenchError> {
+    let query = Query {
+        text: q.text.clone(),
+        sub_queries: q.sub_queries.clone(),
+    };
+    let t0 = Instant::now();
+    let mut scored = backend
+        .search(&query, depth)
+        .map_err(|source| BenchError::Search {
+            question: q.id.clone(),
+            source: Box::new(source),
+        })?;
+    let latency_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    scored.truncate(depth);
+
+    let mut coords: Vec<&str> = Vec::with_capacity(scored.len());
+    let mut tokens: Vec<usize> = Vec::with_capacity(scored.len());
+    for s in &scored {
+        let (Some(e), Some(&t)) = (
+            ctx.corpus.entries.get(s.doc),
+            ctx.rendered.tokens.get(s.doc),
+        ) else {
+            return Err(BenchError::Search {
+                question: q.id.clone(),
+                source: Box::new(SearchError::Other(format!(
+                    "hit document {} is outside the corpus ({} entries)",
+                    s.doc,
+                    ctx.corpus.entries.len()
+                ))),
+            });
+        };
+        coords.push(e.coordinate.as_str());
+        tokens.push(t);
+    }
+    Ok(Hits {
+        coords,
+        tokens,
+        latency_ms,
+    })
+}
+
+/// Ranks, one per target: first occurrence, or D + 1.
+fn target_ranks(targets: &[String], coords: &[&str], depth: usize) -> Vec<usize> {
+    targets
+        .iter()
+        .map(|t| {
+            coords
+                .iter()
+                .position(|c| c == t)
+                .map(|i| i + 1)
+                .unwrap_or(depth + 1)
+        })
+        .collect()
+}
+
+/// One question's outcome: targets found within the depth (with rank) and missed.
+fn question_result(
+    q: &Question,
+    ranks: &[usize],
+    depth: usize,
+    first_rank: Option<usize>,
+    hits: &Hits,
+) -> QuestionResult {
+    let mut found = Vec::new();
+    let mut missed = Vec::new();
+    for (t, &r) in q.targets.iter().zip(ranks) {
+        if r <= depth {
+            found.push((t.clone(), r));
+        } else {
+            missed.push(t.clone());
+        }
+    }
+    QuestionResult {
+        id: q.id.clone(),
+        text: q.text.clone(),
+        expected: q.targets.clone(),
+        found,
+        missed,
+        first_rank,
+        hits: hits.coords.len(),
+        latency_ms: hits.latency_ms,
+    }
 }

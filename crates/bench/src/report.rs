@@ -73,19 +73,49 @@ fn table_head(s: &mut String, head: &[String]) {
     let _ = writeln!(s, "|{align}");
 }
 
+/// The varying columns of the report: the union over the runs of their k's and budgets,
+/// and the encoding when every run shares one.
+struct Columns<'a> {
+    rks: Vec<usize>,
+    tks: Vec<usize>,
+    bs: Vec<usize>,
+    one_encoding: Option<&'a str>,
+}
+
+impl<'a> Columns<'a> {
+    fn of(runs: &'a [RunResult]) -> Columns<'a> {
+        let encodings: BTreeSet<&str> = runs.iter().map(|r| r.encoding.as_str()).collect();
+        let one_encoding = (encodings.len() == 1).then(|| *encodings.iter().next().unwrap_or(&""));
+        Columns {
+            rks: recall_ks(runs),
+            tks: token_ks(runs),
+            bs: budgets(runs),
+            one_encoding,
+        }
+    }
+}
+
 /// A Markdown report: one table with a row per run (labelled by its name), then a
 /// budget-sweep detail table, then a definition of every metric with its units and
 /// rulers.
 pub fn markdown(runs: &[RunResult]) -> String {
-    let rks = recall_ks(runs);
-    let tks = token_ks(runs);
-    let bs = budgets(runs);
-    let encodings: BTreeSet<&str> = runs.iter().map(|r| r.encoding.as_str()).collect();
-    let one_encoding = (encodings.len() == 1).then(|| *encodings.iter().next().unwrap_or(&""));
-    let depths: BTreeSet<usize> = runs.iter().map(|r| r.depth).collect();
-
+    let cols = Columns::of(runs);
     let mut s = String::new();
     let _ = writeln!(s, "# Retrieval benchmark\n");
+    write_datasets(&mut s, runs);
+    let _ = writeln!(s);
+    write_summary_table(&mut s, runs, &cols);
+    // Budget detail.
+    if !cols.bs.is_empty() {
+        write_budget_detail(&mut s, runs, &cols.bs);
+    }
+    // Definitions.
+    write_definitions(&mut s, runs, cols.one_encoding);
+    s
+}
+
+/// One line per distinct dataset: its questions, pairs and skipped questions.
+fn write_datasets(s: &mut String, runs: &[RunResult]) {
     let mut seen = BTreeSet::new();
     for r in runs {
         if seen.insert((&r.dataset, r.questions, r.targets_total, r.skipped_empty)) {
@@ -104,15 +134,23 @@ pub fn markdown(runs: &[RunResult]) -> String {
             let _ = writeln!(s);
         }
     }
-    let _ = writeln!(s);
+}
 
+/// The main table: a row per run.
+fn write_summary_table(s: &mut String, runs: &[RunResult], cols: &Columns) {
+    let Columns {
+        rks,
+        tks,
+        bs,
+        one_encoding,
+    } = cols;
     // Header.
     let mut head: Vec<String> = vec!["run".into(), "n".into()];
     head.extend(rks.iter().map(|k| format!("recall@{k}")));
     head.push("MRR".into());
     head.push("rank p50".into());
     head.push("rank p95".into());
-    for k in &tks {
+    for k in tks {
         head.push(match one_encoding {
             Some(e) => format!("tokens@{k} ({e})"),
             None => format!("tokens@{k}"),
@@ -124,7 +162,7 @@ pub fn markdown(runs: &[RunResult]) -> String {
     head.extend(bs.iter().map(|b| format!("recall@{b} tok")));
     head.push("latency p50 (ms)".into());
     head.push("latency p95 (ms)".into());
-    table_head(&mut s, &head);
+    table_head(s, &head);
     for r in runs {
         let mut row: Vec<String> = vec![cell(&r.name), r.questions.to_string()];
         row.extend(rks.iter().map(|k| fmt_pct(r.recall.get(k).copied())));
@@ -143,34 +181,37 @@ pub fn markdown(runs: &[RunResult]) -> String {
         row.push(fmt_num(Some(r.latency_ms_p95), 3));
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }
+}
 
-    // Budget detail.
-    if !bs.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nBudget sweep detail (recall / mean tokens read / mean hits read):\n"
-        );
-        let mut head = vec!["run".to_string()];
-        head.extend(bs.iter().map(|b| format!("{b} tok")));
-        table_head(&mut s, &head);
-        for r in runs {
-            let mut row = vec![cell(&r.name)];
-            for b in &bs {
-                row.push(match r.budget.get(b) {
-                    Some(p) => format!(
-                        "{} / {} / {}",
-                        fmt_pct(Some(p.recall)),
-                        fmt_num(Some(p.avg_tokens), 1),
-                        fmt_num(Some(p.avg_hits), 1)
-                    ),
-                    None => "–".to_string(),
-                });
-            }
-            let _ = writeln!(s, "| {} |", row.join(" | "));
+/// The budget sweep per run: recall, mean tokens and mean hits read at each budget.
+fn write_budget_detail(s: &mut String, runs: &[RunResult], bs: &[usize]) {
+    let _ = writeln!(
+        s,
+        "\nBudget sweep detail (recall / mean tokens read / mean hits read):\n"
+    );
+    let mut head = vec!["run".to_string()];
+    head.extend(bs.iter().map(|b| format!("{b} tok")));
+    table_head(s, &head);
+    for r in runs {
+        let mut row = vec![cell(&r.name)];
+        for b in bs {
+            row.push(match r.budget.get(b) {
+                Some(p) => format!(
+                    "{} / {} / {}",
+                    fmt_pct(Some(p.recall)),
+                    fmt_num(Some(p.avg_tokens), 1),
+                    fmt_num(Some(p.avg_hits), 1)
+                ),
+                None => "–".to_string(),
+            });
         }
+        let _ = writeln!(s, "| {} |", row.join(" | "));
     }
+}
 
-    // Definitions.
+/// Definitions: every metric with its units and rulers, worded for these runs.
+fn write_definitions(s: &mut String, runs: &[RunResult], one_encoding: Option<&str>) {
+    let depths: BTreeSet<usize> = runs.iter().map(|r| r.depth).collect();
     let n_desc = {
         let ns: BTreeSet<usize> = runs.iter().map(|r| r.questions).collect();
         match ns.len() {
@@ -232,7 +273,6 @@ pub fn markdown(runs: &[RunResult]) -> String {
         "- **latency p50 / p95**: wall-clock time of each `search` call in milliseconds, one question \
          at a time, floor percentile over the questions."
     );
-    s
 }
 
 fn keyed<T: Copy>(m: &std::collections::BTreeMap<usize, T>, f: impl Fn(T) -> Value) -> Value {
