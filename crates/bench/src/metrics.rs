@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use gqlnav_search::{Query, SearchBackend, SearchContext, SearchError};
+use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, SearchError};
 use serde::Serialize;
 
 use crate::dataset::{Dataset, Question};
@@ -285,6 +285,7 @@ fn search_question<'c>(
     let query = Query {
         text: q.text.clone(),
         sub_queries: q.sub_queries.clone(),
+        purpose: Purpose::Search,
     };
     let t0 = Instant::now();
     let mut scored = backend

@@ -72,6 +72,7 @@ fn sub_queries_score_the_max_cosine() {
     let q = Query {
         text: "repository owner".into(),
         sub_queries: vec!["pull request".into(), "".into()],
+        ..Query::default()
     };
     let hits = b.search(&q, 5).unwrap();
     assert_eq!(

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::RootKind;
 use gqlnav_search::unwrap_connection;
-use gqlnav_search::{Query, Scored};
+use gqlnav_search::{Purpose, Query, Scored};
 
 use crate::closure::Pruner;
 use crate::index::Slicer;
@@ -107,6 +107,7 @@ impl Slicer {
         let q = Query {
             text: question.to_string(),
             sub_queries: sub_queries.to_vec(),
+            purpose: Purpose::Slice,
         };
         let hits = if question.trim().is_empty() && sub_queries.is_empty() {
             Vec::new()

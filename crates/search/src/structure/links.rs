@@ -133,6 +133,7 @@ impl StructureBackend {
         b.fields_bm25 = Some(Bm25Backend::load_files(&dir.join("fields"), n)?);
         b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
         b.rendering = ctx.rendered.rendering.name().to_string();
+        b.root_field = super::root_fields(ctx);
         b.ctx = Some(ctx.clone());
         Ok(b)
     }

@@ -20,6 +20,9 @@
 //!   fields and the edge's `node` field.
 //! * `iface`: an interface field shares its score with the same field on implementations
 //!   (and the other way round), at a discount.
+//! * `root`: when the query is for a reader ([`crate::Purpose::Search`]), a root field is
+//!   lifted by the type it names or returns, the way other fields are by their owner
+//!   type, under a ceiling (`root_cap`): the entry points join the list.
 //! * `value`: a top hit returning a *value object* (a few leaf fields, such as an amount
 //!   and its currency) lifts those fields, which any operation selecting it needs.
 //!
@@ -44,7 +47,9 @@ use links::{SavedConfig, LINKS_FILE};
 
 use crate::analyzer::Analyzer;
 use crate::bm25::{Bm25Backend, Bm25Config, FieldSource};
-use crate::{saved, top_k_positive, Query, Scored, SearchBackend, SearchContext, SearchError};
+use crate::{
+    saved, top_k_positive, Purpose, Query, Scored, SearchBackend, SearchContext, SearchError,
+};
 
 /// The structure-aware backend.
 pub struct StructureBackend {
@@ -59,6 +64,8 @@ pub struct StructureBackend {
     ret_of: Vec<Option<usize>>,
     /// per doc: owner depth from the root
     depth_of: Vec<f32>,
+    /// per doc: the owner is a root type (the field is an entry point)
+    root_field: Vec<bool>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest collection path when its cheapest paths are lookups by
@@ -87,6 +94,7 @@ impl StructureBackend {
             owner_of: Vec::new(),
             ret_of: Vec::new(),
             depth_of: Vec::new(),
+            root_field: Vec::new(),
             type_paths: Vec::new(),
             coll_paths: Vec::new(),
             conn_of: Vec::new(),
@@ -99,7 +107,7 @@ impl StructureBackend {
     }
 
     /// Switch channels off by name (`name`, `desc`, `owner`, `ret`, `args`, `type`, `path`,
-    /// `conn`, `iface`, `value`, `depth`).
+    /// `conn`, `iface`, `value`, `root`, `depth`).
     pub fn without(mut self, channels: &[&str]) -> Self {
         self.disabled.extend(channels.iter().map(|s| s.to_string()));
         self
@@ -107,6 +115,35 @@ impl StructureBackend {
 
     fn on(&self, ch: &str) -> bool {
         !self.disabled.iter().any(|d| d == ch)
+    }
+
+    /// The `root` channel: a root field is an entry point to the type it returns, and
+    /// its owner (the root) says nothing, so where other fields are lifted by their owner
+    /// type's relevance a root field is lifted by the best of its own name's relevance
+    /// (the normalised `name` channel: `customers` in "how many customers") and its
+    /// return type's, at the owner-type scale (`owner_type` × 0.5) times `root`. The
+    /// lifted base score stays under `root_cap` × the best base score (or its own base
+    /// score when higher). Returns each doc's lift (0 for the others), for `--explain`.
+    fn lift_root_fields(&self, name: &[f32], trel: &[f32], base: &mut [f32]) -> Vec<f32> {
+        let w = &self.weights;
+        let top = base.iter().copied().fold(0.0f32, f32::max);
+        let mut lift = vec![0f32; base.len()];
+        for (i, b) in base.iter_mut().enumerate() {
+            if !self.root_field[i] {
+                continue;
+            }
+            let ret = self.ret_of[i].map_or(0.0, |r| trel[r]);
+            let mut l = w.root * w.owner_type * name[i].max(ret) * 0.5;
+            if self.on("depth") {
+                l /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
+            }
+            if l > 0.0 {
+                let lifted = (*b + l).min((w.root_cap * top).max(*b));
+                lift[i] = lifted - *b;
+                *b = lifted;
+            }
+        }
+        lift
     }
 
     /// The `value` channel, after the other propagation: each of the top `seeds` hits
@@ -211,6 +248,15 @@ fn type_context(ctx: &SearchContext) -> SearchContext {
     SearchContext::new(ctx.graph.clone(), tcorpus, trendered)
 }
 
+/// Per doc: whether its owner is a root type.
+fn root_fields(ctx: &SearchContext) -> Vec<bool> {
+    ctx.corpus
+        .entries
+        .iter()
+        .map(|e| ctx.graph.root_kind(&e.owner).is_some())
+        .collect()
+}
+
 fn normalise(v: &mut [f32]) {
     let m = v.iter().cloned().fold(0.0f32, f32::max);
     if m > 0.0 {
@@ -268,6 +314,7 @@ impl SearchBackend for StructureBackend {
             .iter()
             .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
             .collect();
+        self.root_field = root_fields(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
         let mut coll_paths = vec![Vec::new(); types.len()];
@@ -434,6 +481,10 @@ impl SearchBackend for StructureBackend {
             }
             base[i] = s;
         }
+        let mut root_lift = Vec::new();
+        if query.purpose == Purpose::Search && self.on("root") && w.root > 0.0 {
+            root_lift = self.lift_root_fields(&channels[1].2, &trel, &mut base);
+        }
         // Propagation from the top seeds.
         let mut final_s = base.clone();
         let mut prop = vec![0f32; n];
@@ -483,6 +534,9 @@ impl SearchBackend for StructureBackend {
                 if trel[r] > 0.0 {
                     ex.push(("type(return)".into(), trel[r]));
                 }
+            }
+            if root_lift.get(d).is_some_and(|&l| l > 0.0) {
+                ex.push(("root".into(), root_lift[d]));
             }
             if prop[d] > 0.0 {
                 ex.push(("graph".into(), prop[d]));
