@@ -109,119 +109,12 @@ impl std::fmt::Debug for SchemaGraph {
 impl SchemaGraph {
     /// Build the graph over an already parsed schema.
     pub fn new(schema: Schema, source: impl Into<String>, warnings: Vec<Warning>) -> Self {
-        let name_of = |t: Option<&apollo_compiler::ast::NamedType>| t.map(|n| n.to_string());
-        let def = &schema.schema_definition;
-        let mut query = name_of(def.query.as_ref().map(|c| &c.name));
-        let mut mutation = name_of(def.mutation.as_ref().map(|c| &c.name));
-        let mut subscription = name_of(def.subscription.as_ref().map(|c| &c.name));
-        // A schema without a `schema {}` block uses the default names when those types exist.
-        let has_object = |n: &str| matches!(schema.types.get(n), Some(ExtendedType::Object(_)));
-        if query.is_none() && has_object("Query") {
-            query = Some("Query".into());
-        }
-        if mutation.is_none() && has_object("Mutation") {
-            mutation = Some("Mutation".into());
-        }
-        if subscription.is_none() && has_object("Subscription") {
-            subscription = Some("Subscription".into());
-        }
-
-        // Membership: type -> abstract types it can be seen through.
-        let mut seen_as: HashMap<String, Vec<String>> = HashMap::new();
-        let mut implementers: HashMap<String, Vec<String>> = HashMap::new();
-        for (name, ty) in &schema.types {
-            let interfaces = match ty {
-                ExtendedType::Object(o) => Some(&o.implements_interfaces),
-                ExtendedType::Interface(o) => Some(&o.implements_interfaces),
-                _ => None,
-            };
-            for i in interfaces.into_iter().flatten() {
-                seen_as
-                    .entry(name.to_string())
-                    .or_default()
-                    .push(i.to_string());
-                implementers
-                    .entry(i.to_string())
-                    .or_default()
-                    .push(name.to_string());
-            }
-            if let ExtendedType::Union(u) = ty {
-                for m in &u.members {
-                    seen_as
-                        .entry(m.to_string())
-                        .or_default()
-                        .push(name.to_string());
-                }
-            }
-        }
-        // Direct producers: named return type -> fields.
-        let mut direct: HashMap<String, Vec<FieldRef>> = HashMap::new();
-        for (name, ty) in &schema.types {
-            let fields = match ty {
-                ExtendedType::Object(o) => &o.fields,
-                ExtendedType::Interface(i) => &i.fields,
-                _ => continue,
-            };
-            if name.starts_with("__") {
-                continue;
-            }
-            for (fname, f) in fields {
-                direct
-                    .entry(f.ty.inner_named_type().to_string())
-                    .or_default()
-                    .push(FieldRef {
-                        owner: name.to_string(),
-                        field: fname.to_string(),
-                    });
-            }
-        }
-        // Number of concrete types an abstract type can stand for.
-        let mut possible: HashMap<String, usize> = HashMap::new();
-        for (name, ty) in &schema.types {
-            if let ExtendedType::Union(u) = ty {
-                possible.insert(name.to_string(), u.members.len());
-            }
-        }
-        for (i, objs) in &implementers {
-            possible.insert(i.clone(), objs.len());
-        }
-        let mut producers: HashMap<String, Vec<FieldRef>> = HashMap::new();
-        let mut weighted_producers: HashMap<String, Vec<(FieldRef, u64)>> = HashMap::new();
-        for name in schema.types.keys() {
-            let mut best: std::collections::BTreeMap<FieldRef, u64> =
-                std::collections::BTreeMap::new();
-            if let Some(d) = direct.get(name.as_str()) {
-                for f in d {
-                    best.insert(f.clone(), HOP);
-                }
-            }
-            if let Some(abs) = seen_as.get(name.as_str()) {
-                for a in abs {
-                    let cost = abstract_hop_cost(possible.get(a).copied().unwrap_or(1));
-                    if let Some(d) = direct.get(a) {
-                        for f in d {
-                            let e = best.entry(f.clone()).or_insert(cost);
-                            *e = (*e).min(cost);
-                        }
-                    }
-                }
-            }
-            // An interface's fields are also reached through any field returning one of
-            // its implementations.
-            if let Some(imps) = implementers.get(name.as_str()) {
-                for imp in imps {
-                    if let Some(d) = direct.get(imp) {
-                        for f in d {
-                            best.entry(f.clone()).or_insert(HOP);
-                        }
-                    }
-                }
-            }
-            if !best.is_empty() {
-                producers.insert(name.to_string(), best.keys().cloned().collect());
-                weighted_producers.insert(name.to_string(), best.into_iter().collect());
-            }
-        }
+        let (query, mutation, subscription) = root_names(&schema);
+        let (seen_as, mut implementers) = memberships(&schema);
+        let direct = direct_producers(&schema);
+        let possible = possible_counts(&schema, &implementers);
+        let (producers, weighted_producers) =
+            producer_maps(&schema, &direct, &seen_as, &implementers, &possible);
         for v in implementers.values_mut() {
             v.sort();
             v.dedup();
@@ -241,9 +134,15 @@ impl SchemaGraph {
             path_memo: std::sync::Mutex::new(HashMap::new()),
             fingerprint: std::sync::OnceLock::new(),
         };
+        g.dist = g.root_distances();
+        g
+    }
+
+    /// Per root kind: type -> fewest fields (in hop cost) from that root.
+    fn root_distances(&self) -> HashMap<RootKind, HashMap<String, u64>> {
         // One forward map for all roots (building it per root took ~4 ms each on GitHub).
         let mut forward: HashMap<&str, Vec<(&str, u64)>> = HashMap::new();
-        for (ty, prods) in &g.weighted_producers {
+        for (ty, prods) in &self.weighted_producers {
             for (fr, c) in prods {
                 forward
                     .entry(fr.owner.as_str())
@@ -253,13 +152,11 @@ impl SchemaGraph {
         }
         let mut dist = HashMap::new();
         for kind in [RootKind::Query, RootKind::Subscription, RootKind::Mutation] {
-            if let Some(root) = g.root(kind) {
-                dist.insert(kind, g.forward_distances(root, &forward));
+            if let Some(root) = self.root(kind) {
+                dist.insert(kind, self.forward_distances(root, &forward));
             }
         }
-        drop(forward);
-        g.dist = dist;
-        g
+        dist
     }
 
     /// A fingerprint of everything in the schema that a ranker reads (root operation
@@ -707,6 +604,159 @@ impl SchemaGraph {
             })
             .sum()
     }
+}
+
+/// The query, mutation and subscription root type names, from the schema definition.
+fn root_names(schema: &Schema) -> (Option<String>, Option<String>, Option<String>) {
+    let name_of = |t: Option<&apollo_compiler::ast::NamedType>| t.map(|n| n.to_string());
+    let def = &schema.schema_definition;
+    let mut query = name_of(def.query.as_ref().map(|c| &c.name));
+    let mut mutation = name_of(def.mutation.as_ref().map(|c| &c.name));
+    let mut subscription = name_of(def.subscription.as_ref().map(|c| &c.name));
+    // A schema without a `schema {}` block uses the default names when those types exist.
+    let has_object = |n: &str| matches!(schema.types.get(n), Some(ExtendedType::Object(_)));
+    if query.is_none() && has_object("Query") {
+        query = Some("Query".into());
+    }
+    if mutation.is_none() && has_object("Mutation") {
+        mutation = Some("Mutation".into());
+    }
+    if subscription.is_none() && has_object("Subscription") {
+        subscription = Some("Subscription".into());
+    }
+    (query, mutation, subscription)
+}
+
+/// Type name -> type names (memberships, implementers).
+type TypeLists = HashMap<String, Vec<String>>;
+/// Type name -> fields producing it.
+type Producers = HashMap<String, Vec<FieldRef>>;
+/// Type name -> fields producing it, with their hop costs.
+type WeightedProducers = HashMap<String, Vec<(FieldRef, u64)>>;
+
+/// `(seen_as, implementers)`: type -> interfaces and unions it can be seen through, and
+/// interface -> implementing types (declaration order, not yet deduplicated).
+fn memberships(schema: &Schema) -> (TypeLists, TypeLists) {
+    // Membership: type -> abstract types it can be seen through.
+    let mut seen_as: HashMap<String, Vec<String>> = HashMap::new();
+    let mut implementers: HashMap<String, Vec<String>> = HashMap::new();
+    for (name, ty) in &schema.types {
+        let interfaces = match ty {
+            ExtendedType::Object(o) => Some(&o.implements_interfaces),
+            ExtendedType::Interface(o) => Some(&o.implements_interfaces),
+            _ => None,
+        };
+        for i in interfaces.into_iter().flatten() {
+            seen_as
+                .entry(name.to_string())
+                .or_default()
+                .push(i.to_string());
+            implementers
+                .entry(i.to_string())
+                .or_default()
+                .push(name.to_string());
+        }
+        if let ExtendedType::Union(u) = ty {
+            for m in &u.members {
+                seen_as
+                    .entry(m.to_string())
+                    .or_default()
+                    .push(name.to_string());
+            }
+        }
+    }
+    (seen_as, implementers)
+}
+
+/// Named return type -> the object and interface fields returning it.
+fn direct_producers(schema: &Schema) -> Producers {
+    // Direct producers: named return type -> fields.
+    let mut direct: HashMap<String, Vec<FieldRef>> = HashMap::new();
+    for (name, ty) in &schema.types {
+        let fields = match ty {
+            ExtendedType::Object(o) => &o.fields,
+            ExtendedType::Interface(i) => &i.fields,
+            _ => continue,
+        };
+        if name.starts_with("__") {
+            continue;
+        }
+        for (fname, f) in fields {
+            direct
+                .entry(f.ty.inner_named_type().to_string())
+                .or_default()
+                .push(FieldRef {
+                    owner: name.to_string(),
+                    field: fname.to_string(),
+                });
+        }
+    }
+    direct
+}
+
+/// Union and interface -> how many types it can stand for (`implementers` as listed,
+/// before deduplication).
+fn possible_counts(schema: &Schema, implementers: &TypeLists) -> HashMap<String, usize> {
+    // Number of concrete types an abstract type can stand for.
+    let mut possible: HashMap<String, usize> = HashMap::new();
+    for (name, ty) in &schema.types {
+        if let ExtendedType::Union(u) = ty {
+            possible.insert(name.to_string(), u.members.len());
+        }
+    }
+    for (i, objs) in implementers {
+        possible.insert(i.clone(), objs.len());
+    }
+    possible
+}
+
+/// Producers per type: direct ones at [`HOP`], through an abstract type at
+/// [`abstract_hop_cost`], through an implementation at [`HOP`]; returns the sorted
+/// producer lists and the same with their costs.
+fn producer_maps(
+    schema: &Schema,
+    direct: &Producers,
+    seen_as: &TypeLists,
+    implementers: &TypeLists,
+    possible: &HashMap<String, usize>,
+) -> (Producers, WeightedProducers) {
+    let mut producers: HashMap<String, Vec<FieldRef>> = HashMap::new();
+    let mut weighted_producers: HashMap<String, Vec<(FieldRef, u64)>> = HashMap::new();
+    for name in schema.types.keys() {
+        let mut best: std::collections::BTreeMap<FieldRef, u64> = std::collections::BTreeMap::new();
+        if let Some(d) = direct.get(name.as_str()) {
+            for f in d {
+                best.insert(f.clone(), HOP);
+            }
+        }
+        if let Some(abs) = seen_as.get(name.as_str()) {
+            for a in abs {
+                let cost = abstract_hop_cost(possible.get(a).copied().unwrap_or(1));
+                if let Some(d) = direct.get(a) {
+                    for f in d {
+                        let e = best.entry(f.clone()).or_insert(cost);
+                        *e = (*e).min(cost);
+                    }
+                }
+            }
+        }
+        // An interface's fields are also reached through any field returning one of
+        // its implementations.
+        if let Some(imps) = implementers.get(name.as_str()) {
+            for imp in imps {
+                if let Some(d) = direct.get(imp) {
+                    for f in d {
+                        best.entry(f.clone()).or_insert(HOP);
+                    }
+                }
+            }
+        }
+        if !best.is_empty() {
+            producers.insert(name.to_string(), best.keys().cloned().collect());
+            weighted_producers.insert(name.to_string(), best.into_iter().collect());
+        }
+    }
+    (producers, weighted_producers)
 }
 
 /// Memo key of paths to a type: (type, max paths, max depth, include mutation).
