@@ -54,6 +54,13 @@ pub struct PathOptions {
     pub max_depth: usize,
     /// Also return paths that start at the mutation root (after query and subscription paths).
     pub include_mutation: bool,
+    /// Among paths of equal cost and length, put last those that pass through a root
+    /// list without arguments before their last field: an agent cannot pick one element
+    /// of a fixed list (`Query.frecentProjects → Project.issue`), while a lookup by key
+    /// (`Query.project(fullPath:) → Project.issue`) names it. For paths shown to a reader
+    /// (search hits, the ranker's `Purpose::Search` path channel); slicers keep the plain
+    /// order (docs/ranking.md, "Selectable paths").
+    pub selectable_first: bool,
 }
 
 impl Default for PathOptions {
@@ -62,6 +69,7 @@ impl Default for PathOptions {
             max_paths: 5,
             max_depth: 6,
             include_mutation: false,
+            selectable_first: false,
         }
     }
 }
@@ -297,7 +305,13 @@ impl SchemaGraph {
     ) -> Vec<Vec<String>> {
         // The tail takes one field of the depth budget.
         let depth = opts.max_depth.saturating_sub(usize::from(tail.is_some()));
-        let key: PathKey = (ty.to_string(), opts.max_paths, depth, opts.include_mutation);
+        let key: PathKey = (
+            ty.to_string(),
+            opts.max_paths,
+            depth,
+            opts.include_mutation,
+            opts.selectable_first,
+        );
         let cached = self
             .path_memo
             .lock()
@@ -420,10 +434,34 @@ impl SchemaGraph {
                     )));
                 }
             }
-            done.sort();
+            if opts.selectable_first {
+                done.sort_by_cached_key(|d| {
+                    (d.0, d.1, self.unselectable_lists(root, &d.3), d.2.clone())
+                });
+            } else {
+                done.sort();
+            }
             out.extend(done.into_iter().take(want).map(|d| d.3));
         }
         out
+    }
+
+    /// How many fields of `path` before its last are root fields returning a list and
+    /// taking no arguments (see [`PathOptions::selectable_first`]).
+    fn unselectable_lists(&self, root: &str, path: &[String]) -> usize {
+        let Some((_, inner)) = path.split_last() else {
+            return 0;
+        };
+        let Some(ExtendedType::Object(o)) = self.schema.types.get(root) else {
+            return 0;
+        };
+        inner
+            .iter()
+            .filter_map(|c| c.split_once('.'))
+            .filter(|(owner, _)| *owner == root)
+            .filter_map(|(_, field)| o.fields.get(field))
+            .filter(|f| f.arguments.is_empty() && f.ty.is_list())
+            .count()
     }
 
     /// What a path pays for passing through field `fr` beyond its hop, from schema facts
@@ -760,7 +798,7 @@ fn producer_maps(
 }
 
 /// Memo key of paths to a type: (type, max paths, max depth, include mutation).
-type PathKey = (String, usize, usize, bool);
+type PathKey = (String, usize, usize, bool, bool);
 
 /// Cost of one plain field hop, in milli-units.
 pub const HOP: u64 = 1000;

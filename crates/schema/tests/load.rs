@@ -485,3 +485,72 @@ fn paths_avoid_deprecated_fields_while_another_route_exists() {
     // Ranking depth is unchanged by the path rules.
     assert_eq!(g.depth("Repo"), Some(1.0));
 }
+
+/// A reader's paths (`selectable_first`) put a route through a fixed root list (a root
+/// field returning a list and taking no arguments) after an equally cheap lookup by key;
+/// a list as the *last* field (the collection itself) is not demoted, and the plain order
+/// (by text on a tie) is unchanged.
+#[test]
+fn selectable_paths_go_through_a_lookup_before_a_fixed_root_list() {
+    let g = load_sdl_str(
+        "type Query { frequent: [Project!], project(path: ID!): Project, issues: [Issue!] }
+         type Project { name: String, issue(number: Int!): Issue }
+         type Issue { title: String }",
+        "paths.graphql",
+    )
+    .expect("schema");
+    let first = |ty: &str, selectable_first: bool| {
+        g.paths_to_type(
+            ty,
+            None,
+            PathOptions {
+                max_paths: 1,
+                selectable_first,
+                ..PathOptions::default()
+            },
+        )
+        .remove(0)
+        .join(" ")
+    };
+    assert_eq!(first("Issue", false), "Query.issues");
+    assert_eq!(
+        first("Issue", true),
+        "Query.issues",
+        "a list as the last field stays"
+    );
+    let two = |selectable_first: bool| {
+        g.paths_to_type(
+            "Issue",
+            None,
+            PathOptions {
+                max_paths: 3,
+                selectable_first,
+                ..PathOptions::default()
+            },
+        )
+        .into_iter()
+        .map(|p| p.join(" "))
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        two(false),
+        [
+            "Query.issues",
+            "Query.frequent Project.issue",
+            "Query.project Project.issue"
+        ]
+    );
+    assert_eq!(
+        two(true),
+        [
+            "Query.issues",
+            "Query.project Project.issue",
+            "Query.frequent Project.issue"
+        ]
+    );
+    assert_eq!(
+        first("Project", true),
+        "Query.frequent",
+        "one-field paths keep their order"
+    );
+}

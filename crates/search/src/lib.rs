@@ -174,6 +174,7 @@ impl SearchContext {
                     &e.coordinate,
                     PathOptions {
                         max_paths: paths,
+                        selectable_first: true,
                         ..PathOptions::default()
                     },
                 )

@@ -1,5 +1,6 @@
 //! Print the query paths the schema graph offers to a type (debugging aid):
-//! `cargo run -p gqlnav-slice --example paths -- SCHEMA.graphql Type [N]`.
+//! `cargo run -p gqlnav-slice --example paths -- SCHEMA.graphql Type [N] [selectable]`
+//! (`selectable`: the reader's order, [`gqlnav_schema::PathOptions::selectable_first`]).
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 3 {
@@ -21,6 +22,7 @@ fn main() {
             max_paths: n,
             max_depth: 6,
             include_mutation: false,
+            selectable_first: a.get(4).is_some_and(|s| s == "selectable"),
         },
     ) {
         println!("{}", p.join(" → "));

@@ -51,6 +51,7 @@ impl Slicer {
                 max_paths: choices,
                 max_depth: depth,
                 include_mutation: false,
+                selectable_first: false,
             },
         );
         let mut out = Vec::with_capacity(paths.len());

@@ -115,6 +115,9 @@ pub(crate) fn entry_points(
     }
     let opts = gqlnav_schema::PathOptions {
         max_paths: ENTRY_PATHS,
+        // Entry points are read by an agent: a fixed root list is not a way to one item
+        // (page policy, dev: within 3 calls 54.3% -> 54.6%; docs/ranking.md).
+        selectable_first: true,
         ..gqlnav_schema::PathOptions::default()
     };
     let current = if gqlnav_search::first_person(question) {

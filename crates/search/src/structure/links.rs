@@ -17,7 +17,7 @@ pub(super) struct SavedConfig {
 /// The per-doc and per-type links of a saved structure index.
 pub(super) const LINKS_FILE: &str = "structure.bin";
 const LINKS_MAGIC: &[u8; 8] = b"GQLNSTR\0";
-const LINKS_VERSION: u32 = 3;
+const LINKS_VERSION: u32 = 4;
 
 impl StructureBackend {
     /// The per-doc and per-type links as [`LINKS_FILE`] holds them (little-endian u32
@@ -39,12 +39,18 @@ impl StructureBackend {
         }
         let mut paths: Vec<Vec<usize>> = Vec::new();
         let mut path_ids: Vec<Vec<usize>> = Vec::with_capacity(n_types);
+        let mut reader_ids: Vec<Vec<usize>> = Vec::with_capacity(n_types);
         for tp in &self.type_paths {
             path_ids.push((paths.len()..paths.len() + tp.len()).collect());
             paths.extend(tp.iter().cloned());
         }
+        for rp in &self.reader_paths {
+            reader_ids.push((paths.len()..paths.len() + rp.len()).collect());
+            paths.extend(rp.iter().cloned());
+        }
         w.lists(&paths);
         w.lists(&path_ids);
+        w.lists(&reader_ids);
         w.lists(&self.conn_of);
         w.lists(&self.iface_of);
         w.lists(&self.coll_paths);
@@ -86,6 +92,7 @@ impl StructureBackend {
             .collect::<Result<Vec<f32>, String>>()?;
         let paths = r.lists(n)?;
         let path_ids = r.lists(paths.len())?;
+        let reader_ids = r.lists(paths.len())?;
         let conn_of = r.lists(n)?;
         let iface_of = r.lists(n)?;
         let coll_paths = r.lists(n)?;
@@ -96,15 +103,19 @@ impl StructureBackend {
             || conn_of.len() != n
             || iface_of.len() != n
             || path_ids.len() != n_types
+            || reader_ids.len() != n_types
             || coll_paths.len() != n_types
             || value_of.len() != n
         {
             return Err(format!("{LINKS_FILE} lists do not match the corpus"));
         }
-        self.type_paths = path_ids
-            .iter()
-            .map(|ids| ids.iter().map(|&i| paths[i].clone()).collect())
-            .collect();
+        let resolve = |ids: &[Vec<usize>]| -> Vec<Vec<Vec<usize>>> {
+            ids.iter()
+                .map(|ids| ids.iter().map(|&i| paths[i].clone()).collect())
+                .collect()
+        };
+        self.type_paths = resolve(&path_ids);
+        self.reader_paths = resolve(&reader_ids);
         self.owner_of = owner_of;
         self.ret_of = ret_of;
         self.depth_of = depth_of;
@@ -169,6 +180,7 @@ mod tests {
         assert_eq!(c.owner_of, b.owner_of);
         assert_eq!(c.ret_of, b.ret_of);
         assert_eq!(c.type_paths, b.type_paths);
+        assert_eq!(c.reader_paths, b.reader_paths);
         assert_eq!(c.conn_of, b.conn_of);
         assert_eq!(c.iface_of, b.iface_of);
         assert_eq!(c.value_of, b.value_of);

@@ -68,6 +68,10 @@ pub struct StructureBackend {
     root_field: Vec<bool>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
+    /// per type: its cheapest paths with selectable routes first
+    /// ([`PathOptions::selectable_first`]), where they differ from `type_paths` (empty
+    /// otherwise); the path channel follows them for a reader ([`Purpose::Search`])
+    reader_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest collection path when its cheapest paths are lookups by
     /// key (empty otherwise); see [`lookup_collection_path`]
     coll_paths: Vec<Vec<usize>>,
@@ -96,6 +100,7 @@ impl StructureBackend {
             depth_of: Vec::new(),
             root_field: Vec::new(),
             type_paths: Vec::new(),
+            reader_paths: Vec::new(),
             coll_paths: Vec::new(),
             conn_of: Vec::new(),
             iface_of: Vec::new(),
@@ -317,6 +322,7 @@ impl SearchBackend for StructureBackend {
         self.root_field = root_fields(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
+        let mut reader_paths = vec![Vec::new(); types.len()];
         let mut coll_paths = vec![Vec::new(); types.len()];
         let mut owners: Vec<usize> = self.owner_of.clone();
         owners.sort_unstable();
@@ -334,12 +340,28 @@ impl SearchBackend for StructureBackend {
             if let Some(c) = lookup_collection_path(graph, name, &paths) {
                 coll_paths[t] = c.iter().filter_map(|c| corpus.position(c)).collect();
             }
-            type_paths[t] = paths
-                .iter()
-                .map(|p| p.iter().filter_map(|c| corpus.position(c)).collect())
-                .collect();
+            let docs = |paths: &[Vec<String>]| -> Vec<Vec<usize>> {
+                paths
+                    .iter()
+                    .map(|p| p.iter().filter_map(|c| corpus.position(c)).collect())
+                    .collect()
+            };
+            let reader = graph.paths_to_type(
+                name,
+                None,
+                PathOptions {
+                    max_paths: self.weights.paths_per_seed,
+                    selectable_first: true,
+                    ..PathOptions::default()
+                },
+            );
+            if reader != paths {
+                reader_paths[t] = docs(&reader);
+            }
+            type_paths[t] = docs(&paths);
         }
         self.type_paths = type_paths;
+        self.reader_paths = reader_paths;
         self.coll_paths = coll_paths;
         // Connection wrappers per doc.
         self.conn_of = corpus
@@ -489,10 +511,16 @@ impl SearchBackend for StructureBackend {
         let mut final_s = base.clone();
         let mut prop = vec![0f32; n];
         let seeds = top_k_positive(base.iter().copied(), w.seeds);
+        let reader = query.purpose == Purpose::Search;
         for sd in &seeds {
             let s = sd.score;
             if self.on("path") {
-                for path in &self.type_paths[self.owner_of[sd.doc]] {
+                let t = self.owner_of[sd.doc];
+                let paths = match self.reader_paths.get(t) {
+                    Some(r) if reader && !r.is_empty() => r,
+                    _ => &self.type_paths[t],
+                };
+                for path in paths {
                     for &p in path {
                         prop[p] = prop[p].max(w.path * s);
                     }
