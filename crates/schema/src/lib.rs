@@ -8,15 +8,14 @@ mod fnv;
 mod graph;
 mod introspection;
 mod load;
+mod paths;
 mod value_object;
 
 pub use apollo_compiler;
 pub use coordinate::{Coordinate, CoordinateKind};
 pub use error::SchemaError;
 pub use fnv::Fnv64;
-pub use graph::{
-    edit_distance, FieldRef, PathOptions, RootKind, SchemaGraph, Warning, GENERIC_ABSTRACT,
-};
+pub use graph::{edit_distance, FieldRef, RootKind, SchemaGraph, Warning, GENERIC_ABSTRACT};
 pub use introspection::{
     execute_introspection, introspection_result, introspection_to_sdl, introspection_to_sdl_marked,
     locate_in_json, JsonMarks, DEFAULT_MAX_TYPE_DEPTH, INTROSPECTION_QUERY,
@@ -27,4 +26,5 @@ pub use load::{
     read_schema_file, redact_url, text_of, EndpointOptions, DEFAULT_MAX_SCHEMA_BYTES,
     MAX_LEXICAL_ERRORS, MAX_SCHEMA_TOKENS,
 };
+pub use paths::PathOptions;
 pub use value_object::VALUE_OBJECT_MAX_FIELDS;
