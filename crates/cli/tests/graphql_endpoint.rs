@@ -8,22 +8,9 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 mod common;
-use common::{bin, schema, server, upstream};
+use common::{bin, items, named, schema, server, upstream};
 
 const SECRET: &str = "Bearer sekret-token-4821";
-
-/// The elements of a JSON array (panics, showing the value, when it is not one).
-fn items(v: &Value) -> &[Value] {
-    v.as_array().unwrap_or_else(|| panic!("not an array: {v}"))
-}
-
-/// The element of a JSON array whose `name` is `name`.
-fn named<'a>(v: &'a Value, name: &str) -> &'a Value {
-    items(v)
-        .iter()
-        .find(|x| x["name"] == name)
-        .unwrap_or_else(|| panic!("no `{name}` in {v}"))
-}
 
 fn gql_error_contains(url: &str, body: Value, needle: &str) {
     let r = gql(url, body);

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 
 mod common;
-use common::{bin, schema, server, support, upstream, Proc};
+use common::{bin, items, named, schema, server, support, upstream, Proc};
 
 const SECRET: &str = "Bearer sekret-token-4821";
 
@@ -55,19 +55,6 @@ fn py(args: &[&str]) -> Value {
             String::from_utf8_lossy(&out.stdout)
         )
     })
-}
-
-/// The elements of a JSON array (panics, showing the value, when it is not one).
-fn items(v: &Value) -> &[Value] {
-    v.as_array().unwrap_or_else(|| panic!("not an array: {v}"))
-}
-
-/// The element of a JSON array whose `name` is `name`.
-fn named<'a>(v: &'a Value, name: &str) -> &'a Value {
-    items(v)
-        .iter()
-        .find(|x| x["name"] == name)
-        .unwrap_or_else(|| panic!("no `{name}` in {v}"))
 }
 
 fn calls(v: &Value) -> &Vec<Value> {

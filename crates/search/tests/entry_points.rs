@@ -3,24 +3,10 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::repo;
-use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
+use common::nautical;
 use gqlnav_search::{
     Purpose, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights,
 };
-
-/// The held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause).
-fn nautical() -> SearchContext {
-    let g = Arc::new(
-        gqlnav_schema::load_file(&repo("benchmarks/heldout/schemas/nautical/schema.graphql"))
-            .expect("bundled nautical schema"),
-    );
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    SearchContext::new(g, c, r)
-}
 
 fn ranked(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<(String, f32)> {
     b.search(q, 400)
@@ -28,6 +14,14 @@ fn ranked(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<(String, 
         .into_iter()
         .map(|h| (ctx.corpus.entries[h.doc].coordinate.clone(), h.score))
         .collect()
+}
+
+/// The question as a slicer asks it.
+fn for_slice(text: &str) -> Query {
+    Query {
+        purpose: Purpose::Slice,
+        ..Query::new(text)
+    }
 }
 
 fn rank(list: &[(String, f32)], coord: &str) -> Option<usize> {
@@ -44,14 +38,7 @@ fn a_root_field_named_by_the_question_joins_a_readers_ranking() {
     b.index(&ctx).unwrap();
     let text = "How many customers does the marketplace have in total?";
     let reader = ranked(&b, &ctx, &Query::new(text));
-    let slicer = ranked(
-        &b,
-        &ctx,
-        &Query {
-            purpose: Purpose::Slice,
-            ..Query::new(text)
-        },
-    );
+    let slicer = ranked(&b, &ctx, &for_slice(text));
     let (r, s) = (
         rank(&reader, "Query.customers"),
         rank(&slicer, "Query.customers"),
@@ -81,14 +68,7 @@ fn a_slicers_ranking_is_the_ranking_without_the_root_channel() {
         "list all warehouses",
         "orders of the current user with totals",
     ] {
-        let slicer = ranked(
-            &b,
-            &ctx,
-            &Query {
-                purpose: Purpose::Slice,
-                ..Query::new(text)
-            },
-        );
+        let slicer = ranked(&b, &ctx, &for_slice(text));
         assert_eq!(slicer, ranked(&off, &ctx, &Query::new(text)), "{text}");
         assert_ne!(
             ranked(&b, &ctx, &Query::new(text)),

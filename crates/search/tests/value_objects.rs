@@ -5,11 +5,9 @@
 mod common;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use common::{github, rank_of, repo};
-use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
-use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend, StructureWeights};
+use common::{github, nautical, rank_of};
+use gqlnav_search::{Query, SearchBackend, StructureBackend, StructureWeights};
 
 /// "query cost" finds `RateLimit.cost`; the other fields of the rate-limit record come
 /// with it only through the `value` channel (measured: ranks 34–38 with it, past 60
@@ -42,13 +40,7 @@ fn a_hit_returning_a_value_object_brings_its_fields() {
 /// benchmarks/heldout (BSD-3-Clause).
 #[test]
 fn nested_value_objects_lend_their_fields_and_skip_deprecated_ones() {
-    let g = Arc::new(
-        gqlnav_schema::load_file(&repo("benchmarks/heldout/schemas/nautical/schema.graphql"))
-            .expect("bundled nautical schema"),
-    );
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    let ctx = SearchContext::new(g, c, r);
+    let ctx = nautical();
     let scores = |b: &StructureBackend| -> HashMap<String, f32> {
         b.search(
             &Query::new("order total gross amount including taxes"),

@@ -125,3 +125,16 @@ pub fn upstream(schema_file: &str) -> (Proc, u16) {
     let port = wait_line(out, "LISTENING ", 60).parse().unwrap();
     (p, port)
 }
+
+/// The elements of a JSON array (panics, showing the value, when it is not one).
+pub fn items(v: &serde_json::Value) -> &[serde_json::Value] {
+    v.as_array().unwrap_or_else(|| panic!("not an array: {v}"))
+}
+
+/// The element of a JSON array whose `name` is `name`.
+pub fn named<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    items(v)
+        .iter()
+        .find(|x| x["name"] == name)
+        .unwrap_or_else(|| panic!("no `{name}` in {v}"))
+}

@@ -1,4 +1,5 @@
-//! Shared helpers of the search tests: the bundled WG GitHub schema and ranks in it.
+//! Shared helpers of the search tests: the bundled WG GitHub schema, the bundled held-out
+//! Nautical schema, and ranks in them.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,18 @@ pub fn github() -> SearchContext {
     let g = Arc::new(
         gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
             .expect("bundled github schema"),
+    );
+    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
+    SearchContext::new(g, c, r)
+}
+
+/// The held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause), as a search
+/// context (dot-plus-gloss rendering).
+pub fn nautical() -> SearchContext {
+    let g = Arc::new(
+        gqlnav_schema::load_file(&repo("benchmarks/heldout/schemas/nautical/schema.graphql"))
+            .expect("bundled nautical schema"),
     );
     let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
     let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
