@@ -229,6 +229,18 @@ impl SchemaGraph {
         out
     }
 
+    /// Whether `path` (root first) passes through a root list without arguments before its
+    /// last field: the paths [`PathOptions::selectable_first`] puts last on a tie. When no
+    /// path of a plain answer does, the selectable order gives the same answer.
+    pub fn passes_fixed_root_list(&self, path: &[String]) -> bool {
+        match path.first().and_then(|c| c.split_once('.')) {
+            Some((root, _)) if self.root_kind(root).is_some() => {
+                self.unselectable_lists(root, path) > 0
+            }
+            _ => false,
+        }
+    }
+
     /// How many fields of `path` before its last are root fields returning a list and
     /// taking no arguments (see [`PathOptions::selectable_first`]).
     fn unselectable_lists(&self, root: &str, path: &[String]) -> usize {

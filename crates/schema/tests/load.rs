@@ -553,4 +553,12 @@ fn selectable_paths_go_through_a_lookup_before_a_fixed_root_list() {
         "Query.frequent",
         "one-field paths keep their order"
     );
+    let path = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert!(g.passes_fixed_root_list(&path("Query.frequent Project.issue")));
+    assert!(!g.passes_fixed_root_list(&path("Query.project Project.issue")));
+    assert!(
+        !g.passes_fixed_root_list(&path("Query.issues")),
+        "the collection itself"
+    );
+    assert!(!g.passes_fixed_root_list(&[]));
 }
