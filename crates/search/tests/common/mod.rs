@@ -23,25 +23,22 @@ pub fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) 
         .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
 }
 
-/// The bundled WG GitHub schema's search context (dot-plus-gloss rendering).
-pub fn github() -> SearchContext {
+/// The search context (dot-plus-gloss rendering, fields only) of the schema at `rel`.
+pub fn context(rel: &str) -> SearchContext {
     let g = Arc::new(
-        gqlnav_schema::load_file(&repo("benchmarks/wg/schemas/github/schema.graphql"))
-            .expect("bundled github schema"),
+        gqlnav_schema::load_file(&repo(rel)).unwrap_or_else(|e| panic!("bundled {rel}: {e}")),
     );
     let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
     let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
     SearchContext::new(g, c, r)
 }
 
-/// The held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause), as a search
-/// context (dot-plus-gloss rendering).
+/// The bundled WG GitHub schema's search context.
+pub fn github() -> SearchContext {
+    context("benchmarks/wg/schemas/github/schema.graphql")
+}
+
+/// The held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause).
 pub fn nautical() -> SearchContext {
-    let g = Arc::new(
-        gqlnav_schema::load_file(&repo("benchmarks/heldout/schemas/nautical/schema.graphql"))
-            .expect("bundled nautical schema"),
-    );
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    SearchContext::new(g, c, r)
+    context("benchmarks/heldout/schemas/nautical/schema.graphql")
 }
