@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 mod common;
-use common::{bin, items, named, schema, server, upstream};
+use common::{bin, items, named, schema, server, upstream, Proc};
 
 const SECRET: &str = "Bearer sekret-token-4821";
 
@@ -28,8 +28,18 @@ fn gql(url: &str, body: Value) -> Value {
         .unwrap()
 }
 
-#[test]
-fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
+/// The GitHub schema served with `--graphql`, proxying to a mock upstream that holds the
+/// trusted `Authorization` header. Fields drop in reverse order of creation: server,
+/// upstream, then the temporary directory.
+struct GithubEndpoint {
+    _srv: Proc,
+    _up: Proc,
+    _dir: tempfile::TempDir,
+    url: String,
+    port: u16,
+}
+
+fn github_endpoint_with_upstream() -> GithubEndpoint {
     // An introspection JSON of the GitHub schema (its SDL does not validate in graphql-js).
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("github.json");
@@ -45,8 +55,8 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         .unwrap();
     assert!(out.status.success());
     std::fs::write(&json_path, &out.stdout).unwrap();
-    let (_up, port) = upstream(json_path.to_str().unwrap());
-    let (_srv, line) = server(
+    let (up, port) = upstream(json_path.to_str().unwrap());
+    let (srv, line) = server(
         &[
             "--schema",
             &schema("github"),
@@ -60,11 +70,20 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         ],
         "GraphQL endpoint on ",
     );
-    let url = line.clone();
+    GithubEndpoint {
+        _srv: srv,
+        _up: up,
+        _dir: dir,
+        url: line,
+        port,
+    }
+}
 
-    // __search, with the RFC's fields and a union definition.
+/// `__search`, with the RFC's fields and a union definition; paging with `after`,
+/// `minScore`, and the `sameFieldOn` extension.
+fn check_search(url: &str) {
     let r = gql(
-        &url,
+        url,
         json!({"query": "query S($q: String!) { __search(query: $q, first: 3) { coordinate score cursor pathsToRoot definition { __typename ... on __Field { name args { name } type { kind name ofType { name } } } } } }", "variables": {"q": "open pull requests of a repository"}}),
     );
     assert!(r.get("errors").is_none(), "{r}");
@@ -83,7 +102,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     // after + minScore
     let cursor = res[2]["cursor"].as_str().unwrap();
     let r2 = gql(
-        &url,
+        url,
         json!({"query": format!("{{ __search(query: \"open pull requests of a repository\", first: 3, after: \"{cursor}\", minScore: 0.0) {{ coordinate score }} }}")}),
     );
     let res2 = r2["data"]["__search"].as_array().unwrap();
@@ -92,7 +111,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         .iter()
         .all(|x| !res.iter().any(|y| y["coordinate"] == x["coordinate"])));
     let r3 = gql(
-        &url,
+        url,
         json!({"query": "{ __search(query: \"pull requests\", first: 50, minScore: 0.9) { score } }"}),
     );
     assert!(items(&r3["data"]["__search"])
@@ -101,7 +120,7 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     // sameFieldOn (a gqlnav extension): the same field on sibling types of one interface
     // is folded into one result.
     let r4 = gql(
-        &url,
+        url,
         json!({"query": "{ __search(query: \"avatar url of the author\", first: 6) { coordinate sameFieldOn } }"}),
     );
     assert!(r4.get("errors").is_none(), "{r4}");
@@ -113,10 +132,13 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
                 .is_some_and(|a| a.iter().any(|c| c == "User.avatarUrl"))),
         "{r4}"
     );
+}
 
-    // __definitions: same order as asked, each the right meta type.
+/// `__definitions`: same order as asked, each the right meta type; unknown coordinates
+/// are an error.
+fn check_definitions(url: &str) {
     let r = gql(
-        &url,
+        url,
         json!({"query": "{ __definitions(coordinates: [\"Repository\", \"Repository.name\", \"Query.repository(owner:)\", \"IssueState.OPEN\", \"@deprecated\"]) { __typename ... on __Type { typeName: name kind } ... on __Field { name } ... on __InputValue { name type { kind } } ... on __EnumValue { name } ... on __Directive { name } } }"}),
     );
     let defs = r["data"]["__definitions"]
@@ -140,14 +162,17 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     assert_eq!(defs[0]["typeName"], "Repository");
     assert_eq!(defs[2]["name"], "owner");
     gql_error_contains(
-        &url,
+        url,
         json!({"query": "{ __definitions(coordinates: [\"Repo.nam\"]) { __typename } }"}),
         "unknown coordinate",
     );
+}
 
-    // Introspecting the RFC types themselves.
+/// Introspecting the RFC types themselves: `__SearchResult`, the `__SchemaDefinition`
+/// union and the `Query.__search` / `Query.__definitions` fields.
+fn check_rfc_type_introspection(url: &str) {
     let r = gql(
-        &url,
+        url,
         json!({"query": "{ sr: __type(name: \"__SearchResult\") { kind fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } sd: __type(name: \"__SchemaDefinition\") { kind possibleTypes { name } } q: __type(name: \"Query\") { fields { name args { name defaultValue type { kind name ofType { kind name } } } } } }"}),
     );
     assert!(r.get("errors").is_none(), "{r}");
@@ -196,16 +221,21 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     assert_eq!(first["defaultValue"], "10");
     assert_eq!(first["type"]["kind"], "NON_NULL");
     assert!(qf.iter().any(|x| x["name"] == "__definitions"));
+}
 
-    // Standard introspection and __typename, locally.
+/// Standard introspection and __typename, locally.
+fn check_standard_introspection(url: &str) {
     let r = gql(
-        &url,
+        url,
         json!({"query": "{ __typename __schema { queryType { name } } }"}),
     );
     assert_eq!(r["data"]["__schema"]["queryType"]["name"], "Query");
+}
 
-    // Proxy: a normal query goes upstream with the trusted header; nothing secret returns.
-    let r = gql(&url, json!({"query": "{ viewer { login } }"}));
+/// Proxy: a normal query (POST and GET) goes upstream with the trusted header; nothing
+/// secret returns. Returns what the upstream saw.
+fn check_proxy(url: &str, port: u16) -> Value {
+    let r = gql(url, json!({"query": "{ viewer { login } }"}));
     assert!(r["data"]["viewer"]["login"].is_string(), "{r}");
     let seen: Value = reqwest::blocking::get(format!("http://127.0.0.1:{port}/seen"))
         .unwrap()
@@ -219,21 +249,26 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
     .json()
     .unwrap();
     assert!(get["data"]["viewer"]["login"].is_string(), "{get}");
+    seen
+}
 
+/// Mixed operations, mutations, invalid queries and over-deep queries are refused with
+/// a clear error.
+fn check_refused_queries(url: &str) {
     // Mixed operations are refused with a clear error.
     gql_error_contains(
-        &url,
+        url,
         json!({"query": "{ viewer { login } __search(query: \"x\") { coordinate } }"}),
         "two separate operations",
     );
     // Mutations refused by default; invalid queries answered with suggestions.
     gql_error_contains(
-        &url,
+        url,
         json!({"query": "mutation M { addStar(input: {starrableId: \"x\"}) { clientMutationId } }"}),
         "refused",
     );
     gql_error_contains(
-        &url,
+        url,
         json!({"query": "{ viewer { logn } }"}),
         "did you mean User.login",
     );
@@ -244,18 +279,21 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         "} } } } ".repeat(5)
     );
     gql_error_contains(
-        &url,
+        url,
         json!({"query": deep}),
         "the nesting depth is 17, the limit is 15",
     );
-    // Host guard and body limit.
+}
+
+/// Host guard (foreign Host / Origin get 403) and body limit (413).
+fn check_host_guard_and_body_limit(url: &str) {
     let c = reqwest::blocking::Client::new();
     for (header, value) in [
         ("host", "evil.example.com"),
         ("origin", "http://evil.example.com"),
     ] {
         let r = c
-            .post(&url)
+            .post(url)
             .header(header, value)
             .json(&json!({"query": "{ __typename }"}))
             .send()
@@ -263,8 +301,21 @@ fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
         assert_eq!(r.status(), 403, "{header}: {value}");
     }
     let big = "x".repeat(2 * 1024 * 1024);
-    let r = c.post(&url).json(&json!({"query": big})).send().unwrap();
+    let r = c.post(url).json(&json!({"query": big})).send().unwrap();
     assert_eq!(r.status(), 413);
+}
+
+#[test]
+fn graphql_endpoint_semantic_introspection_and_proxy_on_github() {
+    let gh = github_endpoint_with_upstream();
+    let url = gh.url.as_str();
+    check_search(url);
+    check_definitions(url);
+    check_rfc_type_introspection(url);
+    check_standard_introspection(url);
+    let seen = check_proxy(url, gh.port);
+    check_refused_queries(url);
+    check_host_guard_and_body_limit(url);
     assert!(!format!("{seen}").is_empty());
 }
 
