@@ -206,14 +206,18 @@ const RETURN_HITS: usize = 3;
 /// Most fields listed per return type.
 const RETURN_FIELDS: usize = 8;
 
-/// What the top hits return, one level down: for each of the first [`RETURN_HITS`]
-/// field hits returning an object (connections unwrapped, root types excluded), its
-/// non-deprecated fields without required arguments, up to [`RETURN_FIELDS`], as
-/// `Type { a, b, … }`, so a selection can be written without another call.
+/// What the hits return, one level down: for each of the first [`RETURN_HITS`] field
+/// hits returning an object (connections unwrapped, root types excluded), and for every
+/// other field hit on the page returning a value object
+/// ([`SchemaGraph::is_value_object`]: an amount and its currency), its non-deprecated
+/// fields without required arguments, up to [`RETURN_FIELDS`], as `Hit -> Type: Type.a,
+/// Type.b, …`, so a selection can be written without another call. A value object
+/// nested in a listed one (a taxed amount's `gross` amount) follows it. Each type is
+/// listed once.
 pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut done: Vec<String> = Vec::new();
-    for it in items.iter().filter(|i| i.kind == "field").take(RETURN_HITS) {
+    for (i, it) in items.iter().filter(|i| i.kind == "field").enumerate() {
         let Some((owner, field)) = it.coordinate.split_once('.') else {
             continue;
         };
@@ -222,35 +226,54 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         };
         let named = f.ty.inner_named_type().as_str();
         let t = gqlnav_search::unwrap_connection(graph, named).unwrap_or_else(|| named.to_string());
-        if done.contains(&t) || graph.root_kind(&t).is_some() {
+        if i >= RETURN_HITS && !graph.is_value_object(&t) {
             continue;
         }
-        let Some(fs) = field_map(graph, &t) else {
-            continue;
-        };
-        let names: Vec<&str> = fs
-            .iter()
-            .filter(|(_, d)| d.directives.get("deprecated").is_none())
-            .filter(|(_, d)| !has_required_args(d))
-            .map(|(n, _)| n.as_str())
-            .take(RETURN_FIELDS)
-            .collect();
-        if names.is_empty() {
-            continue;
+        let mut queue = std::collections::VecDeque::from([(it.coordinate.clone(), t)]);
+        while let Some((from, t)) = queue.pop_front() {
+            if done.contains(&t) || graph.root_kind(&t).is_some() {
+                continue;
+            }
+            let Some(line) = fields_line(graph, &from, &t) else {
+                continue;
+            };
+            out.push(line);
+            if graph.is_value_object(&t) {
+                for v in graph.value_object_fields(&t) {
+                    let inner = field_map(graph, &t)
+                        .and_then(|fs| fs.get(v.field.as_str()))
+                        .map(|d| d.ty.inner_named_type().to_string());
+                    if let Some(inner) = inner.filter(|n| graph.is_value_object(n)) {
+                        queue.push_back((format!("{t}.{}", v.field), inner));
+                    }
+                }
+            }
+            done.push(t);
         }
-        let more = fs.len().saturating_sub(names.len());
-        let tail = if more > 0 {
-            format!(", … +{more}")
-        } else {
-            String::new()
-        };
-        let lines: Vec<String> = names.iter().map(|n| format!("{t}.{n}")).collect();
-        out.push(format!(
-            "{} -> {t}: {}{tail}",
-            it.coordinate,
-            lines.join(", ")
-        ));
-        done.push(t);
     }
     out
+}
+
+/// `from -> T: T.a, T.b, … +N`: the non-deprecated fields of `t` without required
+/// arguments, up to [`RETURN_FIELDS`]; `None` when there are none.
+fn fields_line(graph: &SchemaGraph, from: &str, t: &str) -> Option<String> {
+    let fs = field_map(graph, t)?;
+    let names: Vec<&str> = fs
+        .iter()
+        .filter(|(_, d)| d.directives.get("deprecated").is_none())
+        .filter(|(_, d)| !has_required_args(d))
+        .map(|(n, _)| n.as_str())
+        .take(RETURN_FIELDS)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let more = fs.len().saturating_sub(names.len());
+    let tail = if more > 0 {
+        format!(", … +{more}")
+    } else {
+        String::new()
+    };
+    let lines: Vec<String> = names.iter().map(|n| format!("{t}.{n}")).collect();
+    Some(format!("{from} -> {t}: {}{tail}", lines.join(", ")))
 }

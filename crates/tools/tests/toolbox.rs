@@ -358,13 +358,22 @@ fn search_shows_what_the_top_hits_return() {
         .iter()
         .map(|l| l.as_str().unwrap())
         .collect();
-    assert!(!returns.is_empty() && returns.len() <= 3, "{returns:?}");
+    // At most the top three hits' types, besides value objects (listed for any hit).
+    let g = &tools.generation().graph;
+    let entities = returns
+        .iter()
+        .filter(|r| {
+            let ty = r.split_once(" -> ").unwrap().1.split_once(": ").unwrap().0;
+            !g.is_value_object(ty)
+        })
+        .count();
+    assert!(!returns.is_empty() && entities <= 3, "{returns:?}");
     assert!(
         out.text.contains("What the top hits return:"),
         "{}",
         out.text
     );
-    let g = &tools.generation().graph;
+
     for r in &returns {
         let (hit, rest) = r.split_once(" -> ").unwrap();
         let (ty, fields) = rest.split_once(": ").unwrap();
@@ -431,5 +440,71 @@ fn sibling_fields_fold_into_one_result_and_cursors_skip_them() {
     assert!(
         numbers.last().copied().unwrap_or(0) > numbers.len() as u64,
         "folded positions are skipped: {numbers:?}"
+    );
+}
+
+/// Every hit on the page that returns a value object (an amount and its currency) gets
+/// its fields listed, not only the top three hits, and a value object nested in a listed
+/// one follows it (a taxed total's `gross` amount): an agent writes `price { … }` without
+/// another call. Each type is listed once.
+#[test]
+fn search_lists_the_fields_of_every_value_object_a_hit_returns() {
+    let sdl = common::repo_file("benchmarks/heldout/schemas/nautical/schema.graphql");
+    let g = std::sync::Arc::new(gqlnav_schema::load_sdl_str(&sdl, "nautical").unwrap());
+    let tools = gqlnav_tools::Toolbox::build(g.clone(), None, gqlnav_tools::ToolsConfig::default())
+        .unwrap();
+    let out = tools.search_schema(&SearchRequest::new("order number, status and total"));
+    let v = out.structured.unwrap();
+    let returns: Vec<&str> = v["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let listed: Vec<&str> = returns
+        .iter()
+        .map(|r| r.split_once(" -> ").unwrap().1.split_once(": ").unwrap().0)
+        .collect();
+    let mut unique = listed.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        listed.len(),
+        "a type listed twice: {returns:?}"
+    );
+    let results = v["results"].as_array().unwrap();
+    let mut beyond_top_three = false;
+    for (i, r) in results.iter().enumerate() {
+        let c = r["coordinate"].as_str().unwrap();
+        let Some((owner, field)) = c.split_once('.') else {
+            continue;
+        };
+        let ret = match g.schema.types.get(owner) {
+            Some(gqlnav_schema::apollo_compiler::schema::ExtendedType::Object(o)) => o
+                .fields
+                .get(field)
+                .map(|f| f.ty.inner_named_type().to_string()),
+            _ => None,
+        };
+        let Some(ret) = ret.filter(|t| g.is_value_object(t)) else {
+            continue;
+        };
+        assert!(
+            listed.contains(&ret.as_str()),
+            "{c} returns {ret}, not listed: {returns:?}"
+        );
+        beyond_top_three |= i >= 3;
+    }
+    assert!(
+        beyond_top_three,
+        "no value object beyond the top three: {returns:?}"
+    );
+    assert!(
+        returns
+            .iter()
+            .any(|r| r.starts_with("TaxedMoney.gross -> Money: ")
+                || r.starts_with("TaxedMoney.net -> Money: ")),
+        "the nested amount is not listed: {returns:?}"
     );
 }
