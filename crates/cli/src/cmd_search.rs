@@ -47,6 +47,12 @@ pub struct SearchArgs {
 }
 
 pub fn run(a: SearchArgs) -> Result<()> {
+    if a.query.trim().is_empty() {
+        anyhow::bail!(
+            "the query is empty: describe what you need (\"open pull requests of a repository\") \
+             or name a coordinate (\"Repository.issues\")"
+        );
+    }
     let graph = Arc::new(a.schema.load(a.json)?);
     let corpus = Arc::new(field_corpus(&graph));
     let meter = TokenMeter::new(a.encoding);

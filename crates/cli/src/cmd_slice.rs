@@ -64,7 +64,23 @@ pub struct SliceArgs {
 }
 
 fn parse_knobs_arg(s: &str) -> Result<Knobs, String> {
+    if !s.trim_start().starts_with('{') {
+        return Err(format!(
+            "knobs are a JSON object such as '{{\"typeK\": 12}}', not `{s}`"
+        ));
+    }
     serde_json::from_str(s).map_err(|e| format!("bad knobs JSON: {e}"))
+}
+
+/// A slice needs a question or a seed: refuse an empty one before loading the schema.
+pub fn check_question(args: &SliceArgs) -> Result<()> {
+    if args.question.trim().is_empty() && args.seeds.is_empty() {
+        anyhow::bail!(
+            "the question is empty: describe what the operation needs (\"open issues of a \
+             repository with their labels\"), or name coordinates with --seed"
+        );
+    }
+    Ok(())
 }
 
 /// Build and print one slice.

@@ -176,8 +176,8 @@ fn main() {
         Command::Link { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run_link(&args, std::sync::Arc::new(g))),
-        Command::Slice { args, schema } => schema
-            .load(args.json)
+        Command::Slice { args, schema } => cmd_slice::check_question(&args)
+            .and_then(|()| schema.load(args.json))
             .and_then(|g| cmd_slice::run(&args, std::sync::Arc::new(g))),
     };
     if let Err(e) = r {

@@ -212,6 +212,49 @@ fn bad_schema_inputs_are_one_line_errors() {
     assert!(e.contains("/nope"), "{e}");
 }
 
+/// An empty question, a seed that names nothing near any coordinate and knobs that are not
+/// a JSON object are one-line errors that say what to write instead.
+#[test]
+fn empty_questions_unknown_seeds_and_bad_knobs_say_what_to_write() {
+    let e = run_err(&["search", "  ", "--schema", "builtin:demo"]);
+    assert!(e.contains("the query is empty"), "{e}");
+    let e = run_err(&["slice", "", "--schema", "builtin:demo"]);
+    assert!(
+        e.contains("the question is empty") && e.contains("--seed"),
+        "{e}"
+    );
+    let e = run_err(&[
+        "slice",
+        "",
+        "--schema",
+        "builtin:demo",
+        "--seed",
+        "Zzzq.qqqz",
+    ]);
+    assert!(e.contains("written `Type.field`"), "{e}");
+    assert!(!e.contains("did you mean: )"), "{e}");
+    let e = run_err(&[
+        "slice",
+        "books",
+        "--schema",
+        "builtin:demo",
+        "--knobs",
+        "[]",
+    ]);
+    assert!(e.contains("JSON object"), "{e}");
+    // a seed alone is a question enough
+    let v = run_json(&[
+        "slice",
+        "",
+        "--schema",
+        "builtin:demo",
+        "--seed",
+        "Book.title",
+        "--json",
+    ]);
+    assert!(v["sdl"].as_str().unwrap().contains("title"), "{v}");
+}
+
 #[test]
 fn search_json_has_hits_with_paths_and_tokens() {
     let v = run_json(&[

@@ -74,11 +74,14 @@ impl Slicer {
                 args.push((e.owner.clone(), e.name.clone(), a.to_string()));
             } else if s.contains('.') {
                 let Some(&d) = self.doc_of.get(s) else {
-                    let hint = self.graph.suggest(s, 3).join(", ");
-                    return Err(SliceError::Seed(
-                        s.to_string(),
-                        format!("no such field (did you mean: {hint})"),
-                    ));
+                    let near = self.graph.suggest(s, 3);
+                    let hint = if near.is_empty() {
+                        "no such field; seeds are written `Type.field` (`gqlnav search` finds them)"
+                            .to_string()
+                    } else {
+                        format!("no such field (did you mean: {})", near.join(", "))
+                    };
+                    return Err(SliceError::Seed(s.to_string(), hint));
                 };
                 fields.push(d);
             } else if self.fields_of_type.contains_key(s) {
