@@ -106,6 +106,11 @@ impl Slicer {
         };
         let (seed_fields, seed_types, seed_args) = self.parse_seeds(&opts.seeds)?;
         let rel = Relevance::new(question, sub_queries);
+        let rel = if opts.budget.is_none() {
+            rel.with_shared_stems()
+        } else {
+            rel
+        };
         let pr = Pruner::with_names(&self.graph, &rel, &self.names);
         let mut cx = Ctx::new(pr, opts.style);
         let (hits, cands) = self.value(&mut cx, question, sub_queries, &seed_types, knobs)?;

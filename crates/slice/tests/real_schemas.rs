@@ -460,3 +460,32 @@ fn root_entry_padding_is_off_by_default_and_only_adds_root_fields() {
     assert!(on.tokens > off.tokens && on.tokens <= 20000);
     assert!(off.coordinates.iter().all(|c| on.coordinates.contains(c)));
 }
+
+/// Without a budget a question's word matches a name sharing its stem with another
+/// ending (`assigned` ~ `assignee`): "assigned to mona" keeps GitHub's issue filter
+/// `IssueFilters.assignee` (through `Repository.issues(filterBy:)`). Under a budget it
+/// does not: each argument kept there costs room.
+#[test]
+fn auto_slices_match_a_word_and_a_name_that_share_a_stem() {
+    let q = "Which open issues in octocat/hello-world are assigned to mona?";
+    let auto = slicer("github")
+        .slice(q, &[], &opts(None, Style::Dense, false))
+        .unwrap();
+    let c = &auto.coordinates;
+    assert!(
+        c.iter().any(|x| x == "Repository.issues(filterBy:)"),
+        "{c:?}"
+    );
+    assert!(c.iter().any(|x| x == "IssueFilters.assignee"), "{c:?}");
+    let budgeted = slicer("github")
+        .slice(q, &[], &opts(Some(8000), Style::Dense, false))
+        .unwrap();
+    assert!(
+        !budgeted
+            .coordinates
+            .iter()
+            .any(|x| x == "IssueFilters.assignee"),
+        "{:?}",
+        budgeted.coordinates
+    );
+}
