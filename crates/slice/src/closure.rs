@@ -52,7 +52,7 @@ pub(crate) fn implements_of(t: &ExtendedType) -> Vec<String> {
 /// takes a key and a disambiguator or two, while a single-object field with dozens of
 /// optional arguments is a filtered search returning the first match (GitLab's
 /// `Project.issue` takes 50), whose arguments are pruned like a list's. Auto slices, no
-/// model (docs/benchmarks.md, seventh session): dev 95.9% at 6,837 cl100k for every cap
+/// model (docs/benchmarks.md, seventh session): dev 95.9% at 6,837 o200k for every cap
 /// from 3 to 45 (no dev lookup takes more than 10); held-out WG gitlab 82.5% -> 85.0% for
 /// every cap from 3 to 45; held-out nautical 92.5% from 4 up, 82.5% at 3, 75.0% at 2.
 /// 10 keeps every dev lookup whole.

@@ -125,7 +125,7 @@ impl Default for Knobs {
             // root field meeting the selection while it fit, and the per-type packing
             // (`root_entries_per_type`) already brings the entries slices need. Off, no
             // slice changed its grade on any API, with or without a budget or the local
-            // model, and every mean fell: auto dev 6,690 -> 6,639 cl100k, held-out
+            // model, and every mean fell: auto dev 6,690 -> 6,639 o200k, held-out
             // nautical 6,667 -> 6,516, shopify 7,208 -> 6,890.
             root_entries: false,
             default_tokens: 8500,
@@ -133,7 +133,7 @@ impl Default for Knobs {
             paths_per_type: 1,
             // 0.15 and 50 (auto) were chosen left-one-API-out on github, linear and
             // singapore (docs/benchmarks.md, "sixth session"): auto slices 94.5% -> 95.9%
-            // perfect at 5,852 -> 6,697 mean cl100k, each left-out API at or above its
+            // perfect at 5,852 -> 6,697 mean o200k, each left-out API at or above its
             // figure before; 0.2 -> 0.15 alone moves b2000 59.6% -> 60.6%. Budgeted slices
             // keep 10 child types: 50 lowers b4000 85.8% -> 81.7%.
             child_blend: 0.15,
@@ -141,7 +141,7 @@ impl Default for Knobs {
             auto_child_types: 50,
             // Without a budget, chosen left-one-API-out (docs/benchmarks.md, eighth
             // session): grades unchanged on github, linear and singapore, every mean lower
-            // (github 7,628 -> 7,577 cl100k, linear 6,164 -> 6,129, singapore 603 -> 567);
+            // (github 7,628 -> 7,577 o200k, linear 6,164 -> 6,129, singapore 603 -> 567);
             // the cap over type size (all fields up to N, leaves past it) was flat in
             // grade from N = 0 to 120 with tokens rising with N, so each pair of dev APIs
             // picks N = 0, leaves only. Under a budget it is mixed (b4000 github 78.5% ->
