@@ -213,35 +213,14 @@ impl NameTerms {
             }
             if q.len() >= 4 {
                 // Longer terms starting with q, at most three characters longer.
-                let start = self
-                    .sorted
-                    .partition_point(|&i| self.terms[i as usize].as_str() < q);
-                for &i in &self.sorted[start..] {
-                    let t = &self.terms[i as usize];
-                    if !t.starts_with(q) {
-                        break;
-                    }
-                    if t.len() - q.len() <= 3 {
-                        hits[i as usize] = true;
-                    }
-                }
+                self.mark_extensions(q, &mut hits);
             }
             if rel.shared_stems && q.len() >= SHARED_STEM_MIN {
                 // Terms sharing a stem with q: beginning with one of q's first
                 // SHARED_STEM_MIN.. characters and ending at most three after it.
                 for cut in q.len().saturating_sub(3).max(SHARED_STEM_MIN)..q.len() {
-                    let Some(p) = q.get(..cut) else { continue };
-                    let start = self
-                        .sorted
-                        .partition_point(|&i| self.terms[i as usize].as_str() < p);
-                    for &i in &self.sorted[start..] {
-                        let t = &self.terms[i as usize];
-                        if !t.starts_with(p) {
-                            break;
-                        }
-                        if t.len() - cut <= 3 {
-                            hits[i as usize] = true;
-                        }
+                    if let Some(p) = q.get(..cut) {
+                        self.mark_extensions(p, &mut hits);
                     }
                 }
             }
@@ -253,6 +232,23 @@ impl NameTerms {
             }
         }
         hits
+    }
+
+    /// Mark the terms that start with `p` and are at most three characters longer (a
+    /// range of the sorted terms).
+    fn mark_extensions(&self, p: &str, hits: &mut [bool]) {
+        let start = self
+            .sorted
+            .partition_point(|&i| self.terms[i as usize].as_str() < p);
+        for &i in &self.sorted[start..] {
+            let t = &self.terms[i as usize];
+            if !t.starts_with(p) {
+                break;
+            }
+            if t.len() - p.len() <= 3 {
+                hits[i as usize] = true;
+            }
+        }
     }
 }
 

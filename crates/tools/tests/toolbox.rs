@@ -345,6 +345,16 @@ fn search_lists_link_fields_between_the_hits_types() {
     }
 }
 
+/// The `returns` lines of a search answer's structured content.
+fn returns_of(v: &serde_json::Value) -> Vec<&str> {
+    v["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect()
+}
+
 /// The top hits' return types are shown one level down (fields without required
 /// arguments, not deprecated), so a selection can be written without another call.
 #[test]
@@ -352,12 +362,7 @@ fn search_shows_what_the_top_hits_return() {
     let tools = common::toolbox("github");
     let out = tools.search_schema(&SearchRequest::new("author of a commit"));
     let v = out.structured.unwrap();
-    let returns: Vec<&str> = v["returns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let returns = returns_of(&v);
     // At most the top three hits' types, besides value objects (listed for any hit).
     let g = &tools.generation().graph;
     let entities = returns
@@ -455,12 +460,7 @@ fn search_lists_the_fields_of_every_value_object_a_hit_returns() {
         .unwrap();
     let out = tools.search_schema(&SearchRequest::new("order number, status and total"));
     let v = out.structured.unwrap();
-    let returns: Vec<&str> = v["returns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let returns = returns_of(&v);
     let listed: Vec<&str> = returns
         .iter()
         .map(|r| r.split_once(" -> ").unwrap().1.split_once(": ").unwrap().0)
