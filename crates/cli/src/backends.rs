@@ -28,7 +28,7 @@ pub struct BackendArgs {
     #[arg(long, short = 'a', default_value = "identifier", value_name = "NAME")]
     pub analyzer: String,
     /// Structure ranker: switch channels off (comma-separated: name, desc, owner, ret,
-    /// args, type, path, conn, iface, value, root, depth), for ablations.
+    /// args, type, path, conn, iface, value, root, person, depth), for ablations.
     #[arg(long, value_name = "CHANNELS")]
     pub without: Option<String>,
     /// Structure ranker: override weights, `key=value,…` (see docs/ranking.md).
@@ -146,6 +146,15 @@ impl BackendArgs {
                         .map(str::trim)
                         .filter(|c| !c.is_empty())
                         .collect();
+                    if let Some(bad) = chans
+                        .iter()
+                        .find(|c| !StructureBackend::CHANNELS.contains(c))
+                    {
+                        bail!(
+                            "--without: no channel `{bad}`; the channels are {}",
+                            StructureBackend::CHANNELS.join(", ")
+                        );
+                    }
                     s = s.without(&chans);
                 }
                 Ok(Box::new(s))

@@ -145,6 +145,7 @@ impl StructureBackend {
         b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
         b.rendering = ctx.rendered.rendering.name().to_string();
         b.root_field = super::root_fields(ctx);
+        b.callers = super::Callers::new(ctx);
         b.ctx = Some(ctx.clone());
         Ok(b)
     }

@@ -25,6 +25,9 @@
 //!   type, under a ceiling (`root_cap`): the entry points join the list.
 //! * `value`: a top hit returning a *value object* (a few leaf fields, such as an amount
 //!   and its currency) lifts those fields, which any operation selecting it needs.
+//! * `person`: in a first-person question asked by a reader ("my assigned issues"), a
+//!   hit's type is also reached through the current caller (`Query.viewer` →
+//!   `User.assignedIssues`), at the path share: [`caller`].
 //!
 //! Final score = max(base, propagated) with base = Σ weight·channel, then divided by a
 //! mild depth factor; mapped to [0, 1] by the best hit. Deterministic: ties by corpus order.
@@ -36,6 +39,7 @@ use gqlnav_corpus::{Corpus, EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{PathOptions, SchemaGraph};
 
+mod caller;
 mod graph;
 mod links;
 mod weights;
@@ -43,6 +47,7 @@ mod weights;
 pub use graph::{lookup_collection_path, unwrap_connection};
 pub use weights::StructureWeights;
 
+use caller::Callers;
 use links::{SavedConfig, LINKS_FILE};
 
 use crate::analyzer::Analyzer;
@@ -82,6 +87,8 @@ pub struct StructureBackend {
     /// per doc: the fields of the value object it returns (see
     /// [`graph::value_object_fields`])
     value_of: Vec<Vec<usize>>,
+    /// the current-caller root fields and their types' fields (the `person` channel)
+    callers: Callers,
     n: usize,
     rendering: String,
     /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
@@ -105,14 +112,20 @@ impl StructureBackend {
             conn_of: Vec::new(),
             iface_of: Vec::new(),
             value_of: Vec::new(),
+            callers: Callers::default(),
             n: 0,
             rendering: String::new(),
             ctx: None,
         }
     }
 
-    /// Switch channels off by name (`name`, `desc`, `owner`, `ret`, `args`, `type`, `path`,
-    /// `conn`, `iface`, `value`, `root`, `depth`).
+    /// The channels [`StructureBackend::without`] can switch off.
+    pub const CHANNELS: [&'static str; 13] = [
+        "name", "desc", "owner", "ret", "args", "type", "path", "conn", "iface", "value", "root",
+        "person", "depth",
+    ];
+
+    /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
     pub fn without(mut self, channels: &[&str]) -> Self {
         self.disabled.extend(channels.iter().map(|s| s.to_string()));
         self
@@ -320,6 +333,7 @@ impl SearchBackend for StructureBackend {
             .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
             .collect();
         self.root_field = root_fields(ctx);
+        self.callers = Callers::new(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
         let mut reader_paths = vec![Vec::new(); types.len()];
@@ -517,6 +531,7 @@ impl SearchBackend for StructureBackend {
         let mut prop = vec![0f32; n];
         let seeds = top_k_positive(base.iter().copied(), w.seeds);
         let reader = query.purpose == Purpose::Search;
+        let person = reader && self.on("person") && crate::first_person(&query.text);
         for sd in &seeds {
             let s = sd.score;
             if self.on("path") {
@@ -532,6 +547,10 @@ impl SearchBackend for StructureBackend {
                 }
                 for &p in &self.coll_paths[self.owner_of[sd.doc]] {
                     prop[p] = prop[p].max(w.collection * s);
+                }
+                if person {
+                    self.callers
+                        .lend(t, s, w.path, &self.owner_of, &self.ret_of, &mut prop);
                 }
             }
             if self.on("conn") {

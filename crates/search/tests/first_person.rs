@@ -1,0 +1,68 @@
+//! The `person` channel: a first-person question reaches its types through the current
+//! caller (`Query.viewer` → `User.pullRequests`), for a reader; a slicer's ranking and a
+//! question not in the first person are left as they were.
+
+mod common;
+
+use common::{github, rank_of};
+use gqlnav_search::{
+    Purpose, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights,
+};
+
+fn indexed(ctx: &SearchContext, without: &[&str]) -> StructureBackend {
+    let mut b = StructureBackend::new(StructureWeights::default()).without(without);
+    b.index(ctx).unwrap();
+    b
+}
+
+fn coords(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<String> {
+    b.search(q, 100)
+        .unwrap()
+        .into_iter()
+        .map(|h| ctx.corpus.entries[h.doc].coordinate.clone())
+        .collect()
+}
+
+/// Measured on bundled GitHub: with the channel `User.pullRequests` ranks 12th and
+/// `Query.viewer` 19th; without it neither is in the top 50.
+#[test]
+fn a_first_person_question_reaches_its_type_through_the_caller() {
+    let ctx = github();
+    let on = indexed(&ctx, &[]);
+    let off = indexed(&ctx, &["person"]);
+    let q = "which of my pull requests are waiting for review";
+    for coord in ["Query.viewer", "User.pullRequests"] {
+        let r = rank_of(&on, &ctx, q, coord);
+        assert!(r.is_some_and(|r| r < 25), "{coord} with the channel: {r:?}");
+        let r = rank_of(&off, &ctx, q, coord);
+        assert!(r.is_none_or(|r| r >= 50), "{coord} without: {r:?}");
+    }
+    // The caller's fields returning other types are not lifted.
+    let top = coords(&on, &ctx, &Query::new(q));
+    assert!(
+        !top[..25].iter().any(|c| c == "User.repositories"),
+        "{top:?}"
+    );
+}
+
+/// The same words without a first-person pronoun, and a slicer's ranking of the
+/// first-person question, are exactly the rankings without the channel (the slicer
+/// values the caller itself).
+#[test]
+fn other_questions_and_slicers_rankings_are_unchanged() {
+    let ctx = github();
+    let on = indexed(&ctx, &[]);
+    let off = indexed(&ctx, &["person"]);
+    let plain = Query::new("which pull requests are waiting for review");
+    assert_eq!(coords(&on, &ctx, &plain), coords(&off, &ctx, &plain));
+    let mine = "which of my pull requests are waiting for review";
+    let slicer = Query {
+        purpose: Purpose::Slice,
+        ..Query::new(mine)
+    };
+    assert_eq!(coords(&on, &ctx, &slicer), coords(&off, &ctx, &slicer));
+    assert_ne!(
+        coords(&on, &ctx, &Query::new(mine)),
+        coords(&off, &ctx, &Query::new(mine))
+    );
+}
