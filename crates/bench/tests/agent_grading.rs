@@ -15,7 +15,7 @@ fn wg() -> std::path::PathBuf {
 #[test]
 fn reference_operations_cover_their_musts_and_broken_ones_fail_at_the_right_step() {
     let g = gqlnav_schema::load_file(&wg().join("schemas/github/schema.graphql")).unwrap();
-    let schema = gqlnav_tools::OperationSchema::new(g.schema.clone()).schema;
+    let schema = gqlnav_tools::OperationSchema::from_graph(&g).schema;
     let text = std::fs::read_to_string(wg().join("queries/gh-ext-001.yaml")).unwrap();
     let v: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
     let op = v["operation"].as_str().unwrap();
@@ -52,7 +52,7 @@ fn questions_load_with_answers_and_outcomes_are_graded() {
     let q = &qs[0];
     let g = gqlnav_schema::load_file(&wg().join(format!("schemas/{}/schema.graphql", q.schema_id)))
         .unwrap();
-    let schema = gqlnav_tools::OperationSchema::new(g.schema.clone()).schema;
+    let schema = gqlnav_tools::OperationSchema::from_graph(&g).schema;
     let mut o = gqlnav_agent::Outcome::empty(gqlnav_agent::Stop::Answered);
     o.answer = Some(q.answers[0].clone());
     o.executes_ok = 1;

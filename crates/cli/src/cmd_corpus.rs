@@ -171,7 +171,7 @@ pub fn run_cost(a: CostArgs) -> Result<()> {
         rows.push(("sdl:as-loaded".into(), t));
     }
     rows.push(("sdl:printed".into(), graph.schema.to_string()));
-    match gqlnav_schema::introspection_result(&graph.schema) {
+    match gqlnav_schema::introspection_result(graph.schema.for_operations()) {
         Ok(v) => {
             rows.push(("introspection:compact".into(), serde_json::to_string(&v)?));
             rows.push((

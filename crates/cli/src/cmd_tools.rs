@@ -151,7 +151,7 @@ pub fn run(a: ToolsArgs) -> Result<()> {
         (None, true) => None,
     };
     let set = compile(&graph, &a.options(select.clone(), a.refs))?;
-    let ops = OperationSchema::new(graph.schema.clone());
+    let ops = OperationSchema::from_graph(&graph);
     let invalid = set.validate(&ops.schema);
     if a.operations {
         for t in &set.tools {

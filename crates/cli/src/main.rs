@@ -135,10 +135,11 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
 fn run_export(schema: common::SchemaArgs, format: &str) -> anyhow::Result<()> {
     let graph = schema.load(false)?;
     if format == "introspection" {
-        let v = gqlnav_schema::introspection_result(&graph.schema).map_err(anyhow::Error::msg)?;
+        let v = gqlnav_schema::introspection_result(graph.schema.for_operations())
+            .map_err(anyhow::Error::msg)?;
         println!("{v}");
     } else {
-        print!("{}", graph.schema);
+        print!("{}", *graph.schema);
     }
     Ok(())
 }

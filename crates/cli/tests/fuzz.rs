@@ -174,9 +174,10 @@ fn fuzz_sdl_loading() {
 #[test]
 fn fuzz_introspection_json() {
     let g = gqlnav_schema::load_sdl_str(&read("singapore"), "s").expect("schema");
-    let seed =
-        serde_json::to_string(&gqlnav_schema::introspection_result(&g.schema).expect("introspect"))
-            .expect("json");
+    let seed = serde_json::to_string(
+        &gqlnav_schema::introspection_result(g.schema.for_operations()).expect("introspect"),
+    )
+    .expect("json");
     fuzz("introspection", edits(), |e| {
         let text = mutate(&seed, &e);
         let _ = timed("load_introspection_str", || {
@@ -205,7 +206,7 @@ fn fuzz_coordinates() {
 #[test]
 fn fuzz_operations_through_cost_and_validation() {
     let g = Arc::new(gqlnav_schema::load_sdl_str(&read("github"), "github").expect("schema"));
-    let valid = gqlnav_tools::OperationSchema::new(g.schema.clone());
+    let valid = gqlnav_tools::OperationSchema::from_graph(&g);
     let seeds: Vec<String> = std::fs::read_dir(common::repo().join("benchmarks/wg/queries"))
         .expect("queries")
         .flatten()

@@ -7,6 +7,7 @@ use std::collections::{BinaryHeap, HashMap};
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::Schema;
 
+use crate::checked::CheckedSchema;
 use crate::coordinate::{Coordinate, CoordinateKind};
 use crate::error::SchemaError;
 use crate::paths::PathKey;
@@ -52,8 +53,9 @@ impl FieldRef {
 /// Invariants: every list here is in a deterministic order (schema declaration order or
 /// sorted); nothing depends on hash-map iteration order.
 pub struct SchemaGraph {
-    /// The (possibly partial) apollo-compiler schema.
-    pub schema: Schema,
+    /// The apollo-compiler schema with its validation outcome (valid, with the proof, or
+    /// partial); reads as a [`Schema`].
+    pub schema: CheckedSchema,
     /// Where it came from (a path or a URL without credentials).
     pub source: String,
     /// Problems found while loading.
@@ -89,7 +91,7 @@ impl std::fmt::Debug for SchemaGraph {
 
 impl SchemaGraph {
     /// Build the graph over an already parsed schema.
-    pub fn new(schema: Schema, source: impl Into<String>, warnings: Vec<Warning>) -> Self {
+    pub fn new(schema: CheckedSchema, source: impl Into<String>, warnings: Vec<Warning>) -> Self {
         let (query, mutation, subscription) = root_names(&schema);
         let (seen_as, mut implementers) = memberships(&schema);
         let direct = direct_producers(&schema);

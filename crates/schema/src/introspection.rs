@@ -373,18 +373,17 @@ pub(crate) fn conversion_error(path: &str, detail: String) -> SchemaError {
 
 /// Execute the standard introspection query against a schema and return the result
 /// as `{"data": {"__schema": …}}`.
-pub fn introspection_result(schema: &Schema) -> Result<Value, String> {
+pub fn introspection_result(schema: &Valid<Schema>) -> Result<Value, String> {
     execute_introspection(schema, INTROSPECTION_QUERY, None, &JsonMap::new())
 }
 
 /// Execute the introspection part (`__schema`, `__type`, `__typename`) of an operation.
 pub fn execute_introspection(
-    schema: &Schema,
+    valid: &Valid<Schema>,
     query: &str,
     operation_name: Option<&str>,
     variables: &JsonMap,
 ) -> Result<Value, String> {
-    let valid = Valid::assume_valid_ref(schema);
     let doc = ExecutableDocument::parse_and_validate(valid, query, "operation.graphql")
         .map_err(|e| e.errors.to_string())?;
     let op = doc
@@ -396,7 +395,7 @@ pub fn execute_introspection(
         .map_err(|e| format!("{e:?}"))?;
     let resp = apollo_compiler::introspection::partial_execute(
         valid,
-        &schema.implementers_map(),
+        &valid.implementers_map(),
         &doc,
         op,
         &vars,

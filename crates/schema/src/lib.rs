@@ -1,6 +1,7 @@
 //! gqlnav schema stage: load a schema (SDL, introspection JSON, live endpoint), schema
 //! coordinates, and the schema graph (roots, reverse edges, paths to the root).
 
+mod checked;
 mod coordinate;
 mod error;
 mod fingerprint;
@@ -12,6 +13,7 @@ mod paths;
 mod value_object;
 
 pub use apollo_compiler;
+pub use checked::CheckedSchema;
 pub use coordinate::{Coordinate, CoordinateKind};
 pub use error::SchemaError;
 pub use fnv::Fnv64;

@@ -4,6 +4,8 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::checked::CheckedSchema;
+
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::validation::DiagnosticList;
 use apollo_compiler::Schema;
@@ -160,7 +162,11 @@ pub fn load_sdl_str(sdl: &str, path: &str) -> Result<SchemaGraph, SchemaError> {
         }
     };
     match validated {
-        Ok(valid) => Ok(SchemaGraph::new(valid.into_inner(), path, warnings)),
+        Ok(valid) => Ok(SchemaGraph::new(
+            CheckedSchema::Valid(valid),
+            path,
+            warnings,
+        )),
         Err(with) => {
             warnings.extend(warnings_from(&with.errors, path));
             if !usable(&with.partial) {
@@ -173,7 +179,15 @@ pub fn load_sdl_str(sdl: &str, path: &str) -> Result<SchemaGraph, SchemaError> {
                     detail,
                 });
             }
-            Ok(SchemaGraph::new(with.partial, path, warnings))
+            let errors = with.errors.len();
+            Ok(SchemaGraph::new(
+                CheckedSchema::Partial {
+                    schema: with.partial,
+                    errors,
+                },
+                path,
+                warnings,
+            ))
         }
     }
 }

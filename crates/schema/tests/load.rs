@@ -190,7 +190,7 @@ fn bad_files_give_one_line_errors() {
 #[test]
 fn introspection_json_round_trips_github() {
     let g = github();
-    let v = gqlnav_schema::introspection_result(&g.schema).unwrap();
+    let v = gqlnav_schema::introspection_result(g.schema.for_operations()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("github.json");
     std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
@@ -324,7 +324,8 @@ fn start_server(introspection: String) -> Server {
 
 fn singapore_introspection() -> String {
     let g = load_file(&wg_schema("singapore")).unwrap();
-    serde_json::to_string(&gqlnav_schema::introspection_result(&g.schema).unwrap()).unwrap()
+    serde_json::to_string(&gqlnav_schema::introspection_result(g.schema.for_operations()).unwrap())
+        .unwrap()
 }
 
 const SECRET: &str = "Bearer sk-very-secret-token-123";

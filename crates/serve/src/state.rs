@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use apollo_compiler::validation::Valid;
 use apollo_compiler::Schema;
 use gqlnav_docs::LiveDocs;
 use gqlnav_tools::{
@@ -66,7 +67,7 @@ impl AppState {
     pub(crate) fn introspection(
         &self,
         generation: &Generation,
-        served: &Schema,
+        served: &Valid<Schema>,
     ) -> Result<Arc<Introspection>, String> {
         let mut slot = self.introspection.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((n, i)) = slot.as_ref() {

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use apollo_compiler::validation::Valid;
 use apollo_compiler::Schema;
 use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
-use gqlnav_schema::SchemaGraph;
+use gqlnav_schema::{CheckedSchema, SchemaGraph};
 use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWeights};
 
 use crate::policy::ToolsConfig;
@@ -71,20 +71,21 @@ pub struct OperationSchema {
 }
 
 impl OperationSchema {
-    /// Validate `schema`; a schema with errors is kept as a partial one.
+    /// Validate `schema` (one derived from a graph's, such as the GraphQL endpoint's with
+    /// its meta-fields); a schema with errors is kept as a partial one.
     pub fn new(schema: Schema) -> Self {
-        match schema.validate() {
-            Ok(v) => OperationSchema {
-                schema: v,
-                schema_errors: 0,
-            },
-            Err(with) => OperationSchema {
-                schema_errors: with.errors.len(),
-                // The one place a partial schema is treated as valid: it loaded with
-                // warnings (see `SchemaGraph::warnings`), and operations over its valid
-                // parts must still be checkable.
-                schema: Valid::assume_valid(with.partial),
-            },
+        Self::from_checked(&CheckedSchema::check(schema))
+    }
+
+    /// The schema a graph loaded, with the validation done at load time (not again).
+    pub fn from_graph(graph: &SchemaGraph) -> Self {
+        Self::from_checked(&graph.schema)
+    }
+
+    fn from_checked(checked: &CheckedSchema) -> Self {
+        OperationSchema {
+            schema: checked.for_operations().clone(),
+            schema_errors: checked.errors(),
         }
     }
 
@@ -163,7 +164,7 @@ impl Generation {
     /// The schema operations are validated against (validated once, on first use).
     pub fn operations(&self) -> &OperationSchema {
         self.operations
-            .get_or_init(|| OperationSchema::new(self.graph.schema.clone()))
+            .get_or_init(|| OperationSchema::from_graph(&self.graph))
     }
 
     /// A schema derived from this generation's (the GraphQL endpoint's, with its

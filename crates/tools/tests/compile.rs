@@ -58,7 +58,7 @@ fn every_default_operation_of_every_root_field_validates_on_the_five_wg_schemas(
             continue;
         };
         let set = compile(&g, &all_roots()).unwrap();
-        let ops = OperationSchema::new(g.schema.clone());
+        let ops = OperationSchema::from_graph(&g);
         assert!(!ops.is_partial(), "{id}: the WG schema itself validates");
         let mutations = g
             .root(gqlnav_schema::RootKind::Mutation)
@@ -289,7 +289,7 @@ fn formats_wrap_the_same_schemas() {
 #[test]
 fn field_paths_compile_to_a_valid_selection_and_bad_paths_name_the_nearest_fields() {
     let g = common::bundled("github");
-    let ops = OperationSchema::new(g.schema.clone());
+    let ops = OperationSchema::from_graph(&g);
     let set = compile(&g, &select(&["repository", "search"])).unwrap();
     let repo = set.get("repository").unwrap();
     let args: Map<String, Value> = serde_json::from_value(json!({
@@ -393,4 +393,32 @@ fn bad_schemas_get_clear_errors() {
     let g = common::bundled("github");
     let e = compile(&g, &select(&["repositry"])).unwrap_err();
     assert!(e.to_string().contains("Query.repository"), "{e}");
+}
+
+/// A schema that loaded with validation errors is checked once, at load: the operation
+/// schema reuses that outcome (partial, with the load's error count), and operations
+/// over its valid parts still validate; one touching the broken part is refused.
+#[test]
+fn a_partial_schema_keeps_its_load_time_validation() {
+    let g = gqlnav_schema::load_sdl_str(
+        "type Query { book: Book broken: Missing }\ntype Book { title: String }",
+        "partial.graphql",
+    )
+    .unwrap();
+    assert!(g.schema.valid().is_none());
+    let ops = OperationSchema::from_graph(&g);
+    assert!(ops.is_partial());
+    assert_eq!(ops.schema_errors, g.schema.errors());
+    assert!(ops.schema_errors >= 1);
+    assert!(
+        ExecutableDocument::parse_and_validate(&ops.schema, "{ book { title } }", "ok.graphql")
+            .is_ok()
+    );
+    assert!(
+        ExecutableDocument::parse_and_validate(&ops.schema, "{ book { pages } }", "bad.graphql")
+            .is_err()
+    );
+    // A schema derived from it (as the GraphQL endpoint derives its own) is validated anew.
+    let fresh = OperationSchema::new(gqlnav_schema::apollo_compiler::Schema::clone(&g.schema));
+    assert_eq!(fresh.schema_errors, ops.schema_errors);
 }

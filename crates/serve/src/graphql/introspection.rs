@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use apollo_compiler::resolvers::{FieldError, ObjectValue, ResolveInfo, ResolvedValue};
 use apollo_compiler::response::{serde_json_bytes, JsonMap};
+use apollo_compiler::validation::Valid;
 use apollo_compiler::Schema;
 use gqlnav_schema::Coordinate;
 use serde_json_bytes::Value as JsonValue;
@@ -105,7 +106,7 @@ fn named<'v>(list: &'v JsonValue, key: &str, name: &str) -> Option<&'v JsonValue
 
 impl Introspection {
     /// Introspect `schema` (apollo-compiler's own execution).
-    pub fn new(schema: &Schema) -> Result<Self, String> {
+    pub fn new(schema: &Valid<Schema>) -> Result<Self, String> {
         let v = gqlnav_schema::execute_introspection(schema, FULL_QUERY, None, &JsonMap::new())?;
         let v = JsonValue::from(v);
         let s = v

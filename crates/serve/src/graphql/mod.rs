@@ -73,7 +73,7 @@ pub const MAX_DEFINITIONS: usize = 150;
 /// The schema this endpoint serves: the upstream schema plus the RFC meta types and the
 /// two meta-fields on the query root.
 pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, String> {
-    let mut schema = graph.schema.clone();
+    let mut schema = Schema::clone(&graph.schema);
     let meta = format!("{META_SDL}\n{META_QUERY_FIELDS}");
     let parsed =
         Schema::parse(&meta, "semantic-introspection.graphql").unwrap_or_else(|e| e.partial);
