@@ -410,14 +410,18 @@ fn a_partial_schema_keeps_its_load_time_validation() {
     assert!(ops.is_partial());
     assert_eq!(ops.schema_errors, g.schema.errors());
     assert!(ops.schema_errors >= 1);
-    assert!(
-        ExecutableDocument::parse_and_validate(&ops.schema, "{ book { title } }", "ok.graphql")
-            .is_ok()
-    );
-    assert!(
-        ExecutableDocument::parse_and_validate(&ops.schema, "{ book { pages } }", "bad.graphql")
-            .is_err()
-    );
+    assert!(ExecutableDocument::parse_and_validate(
+        &ops.schema,
+        "{ book { title } }",
+        "ok.graphql"
+    )
+    .is_ok());
+    assert!(ExecutableDocument::parse_and_validate(
+        &ops.schema,
+        "{ book { pages } }",
+        "bad.graphql"
+    )
+    .is_err());
     // A schema derived from it (as the GraphQL endpoint derives its own) is validated anew.
     let fresh = OperationSchema::new(gqlnav_schema::apollo_compiler::Schema::clone(&g.schema));
     assert_eq!(fresh.schema_errors, ops.schema_errors);
