@@ -22,27 +22,39 @@ pub(super) struct Caller {
 pub(super) struct Callers(Vec<Caller>);
 
 impl Callers {
+    /// The caller roots of `ctx`'s schema, with their types' fields gathered in one pass
+    /// over the corpus (a schema may have several such roots).
     pub(super) fn new(ctx: &SearchContext) -> Self {
         let corpus = &ctx.corpus;
-        Callers(
-            crate::caller_roots(&ctx.graph)
-                .into_iter()
-                .filter_map(|(root, ty)| {
-                    let root = corpus.position(&root)?;
-                    let fields = corpus
-                        .entries
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, e)| e.kind == EntryKind::Field && e.owner == ty)
-                        .map(|(i, _)| i)
-                        .collect();
-                    Some(Caller { root, fields })
-                })
-                .collect(),
-        )
+        let roots = crate::caller_roots(&ctx.graph);
+        let mut callers: Vec<Caller> = Vec::with_capacity(roots.len());
+        let mut types: Vec<&str> = Vec::with_capacity(roots.len());
+        for (root, ty) in &roots {
+            if let Some(root) = corpus.position(root) {
+                callers.push(Caller {
+                    root,
+                    fields: Vec::new(),
+                });
+                types.push(ty);
+            }
+        }
+        if !callers.is_empty() {
+            for (i, e) in corpus.entries.iter().enumerate() {
+                if e.kind != EntryKind::Field {
+                    continue;
+                }
+                for (c, ty) in callers.iter_mut().zip(&types) {
+                    if e.owner == *ty {
+                        c.fields.push(i);
+                    }
+                }
+            }
+        }
+        Callers(callers)
     }
 
-    /// A seed hit (`doc`, `score`) on type `owner` lends `share` × its score to the ways
+    /// A seed hit with `score` on type `owner` (a type index, as `owner_of` holds them)
+    /// lends `share` × its score to the ways
     /// in through each caller: the caller's root field, and the caller's fields returning
     /// `owner` (connections unwrapped, `ret_of`); a hit on the caller's own type lends to
     /// the root field alone. The path channel's share (`path`), as these are paths.
