@@ -237,6 +237,13 @@ impl<'a> Pruner<'a> {
     }
 
     /// Does argument `a` survive by itself (required, forward pagination, relevant)?
+    /// Is `a` kept for the question's words alone (not required, not a paging argument)?
+    pub fn matched_arg(&self, a: &InputValueDefinition) -> bool {
+        !is_required(a)
+            && !FORWARD_PAGINATION_ARGS.contains(&a.name.as_str())
+            && self.value_relevant(a, true)
+    }
+
     pub fn keep_arg(&self, a: &InputValueDefinition) -> bool {
         is_required(a)
             || FORWARD_PAGINATION_ARGS.contains(&a.name.as_str())

@@ -47,7 +47,11 @@ impl Slicer {
         if let Some(f) = field {
             for a in &f.arguments {
                 if cx.pr.keep_arg_of(f, a) {
-                    c += est(a.name.len() + a.ty.to_string().len() + 2);
+                    let ac = est(a.name.len() + a.ty.to_string().len() + 2);
+                    if cx.pr.matched_arg(a) {
+                        *cx.arg_match.entry(doc).or_insert(0.0) += ac;
+                    }
+                    c += ac;
                     if !matches!(cx.style, Style::Bare | Style::Dense) {
                         let d = a.description.as_deref().map(str::len).unwrap_or(0);
                         c += if cx.style == Style::Sdl {
@@ -180,6 +184,20 @@ impl Slicer {
             }
         }
         add
+    }
+
+    /// Estimated tokens of the arguments kept for the question's words
+    /// ([`crate::closure::Pruner::matched_arg`]) among a package's new fields.
+    pub(crate) fn package_matched(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Picked) -> f32 {
+        let mut c = 0.0;
+        for &d in pkg {
+            if sel.chosen[d] {
+                continue;
+            }
+            let _ = self.cost(cx, d);
+            c += cx.arg_match.get(&d).copied().unwrap_or(0.0);
+        }
+        c
     }
 
     /// Estimated tokens a package adds to a selection: its new field lines and the

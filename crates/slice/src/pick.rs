@@ -77,6 +77,23 @@ impl Budget {
 }
 
 impl Slicer {
+    /// The cost that orders the pool: a package's estimated tokens `c` with the arguments
+    /// kept for the question's words counted at `matched_arg_cost` (they are what the
+    /// question asked for, not the overhead of reaching it). The budget counts them all.
+    fn rank_cost(
+        &self,
+        cx: &mut Ctx<'_>,
+        pkg: &[usize],
+        sel: &Picked,
+        c: f32,
+        knobs: &Knobs,
+    ) -> f32 {
+        if knobs.matched_arg_cost >= 1.0 {
+            return c;
+        }
+        c - (1.0 - knobs.matched_arg_cost) * self.package_matched(cx, pkg, sel)
+    }
+
     pub(crate) fn add(&self, sel: &mut Picked, pkg: &[usize]) {
         for &d in pkg {
             if !sel.chosen[d] {
@@ -129,7 +146,8 @@ impl Slicer {
         for &(d, v) in cands {
             pool.val.insert(d, v);
             let pkg = self.package(cx, d, knobs);
-            let c = self.package_cost(cx, &pkg, &sel).max(0.5);
+            let c = self.package_cost(cx, &pkg, &sel);
+            let c = self.rank_cost(cx, &pkg, &sel, c, knobs).max(0.5);
             pool.heap.push(Cand(v / c, d));
         }
         while let Some(Cand(r, d)) = pool.heap.pop() {
@@ -139,7 +157,8 @@ impl Slicer {
             let pkg = self.package(cx, d, knobs);
             let c = self.package_cost(cx, &pkg, &sel);
             let v = pool.val[&d];
-            let nr = v / c.max(0.5);
+            let rc = self.rank_cost(cx, &pkg, &sel, c, knobs);
+            let nr = v / rc.max(0.5);
             if nr < r * 0.999 {
                 if let Some(top) = pool.heap.peek() {
                     if nr < top.0 {
@@ -194,7 +213,8 @@ impl Slicer {
                 if cv >= knobs.value_floor && pool.val.get(&f).is_none_or(|x| *x < cv) {
                     pool.val.insert(f, cv);
                     let fp = self.package(cx, f, knobs);
-                    let fc = self.package_cost(cx, &fp, sel).max(0.5);
+                    let fc = self.package_cost(cx, &fp, sel);
+                    let fc = self.rank_cost(cx, &fp, sel, fc, knobs).max(0.5);
                     pool.heap.push(Cand(cv / fc, f));
                 }
             }

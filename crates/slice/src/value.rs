@@ -29,6 +29,8 @@ pub(crate) struct Ctx<'a> {
     /// The most relevant types (more paths from the root).
     pub(crate) main_types: Vec<String>,
     pub(crate) arg_cost: HashMap<usize, f32>,
+    /// Estimated tokens of a field's arguments kept for the question's words.
+    pub(crate) arg_match: HashMap<usize, f32>,
     pub(crate) style: Style,
 }
 
@@ -42,6 +44,7 @@ impl<'a> Ctx<'a> {
             pkg_cache: HashMap::default(),
             main_types: Vec::new(),
             arg_cost: HashMap::default(),
+            arg_match: HashMap::default(),
             style,
         }
     }

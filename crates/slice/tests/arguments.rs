@@ -119,3 +119,58 @@ fn without_a_budget_a_sorted_list_keeps_its_lone_switch() {
         "{c:?}"
     );
 }
+
+/// A field whose filters the question names is ordered by what reaching it costs, not by
+/// the arguments it was asked for (`Knobs::matched_arg_cost`): under a tight budget it
+/// comes before the cheap leaves of its own type; ordered by its whole cost (1.0) the
+/// leaves fill the budget and the field is left out.
+#[test]
+fn arguments_the_question_names_do_not_push_their_field_behind_cheap_leaves() {
+    let leaves: String = (0..20).map(|i| format!("  x{i}: String\n")).collect();
+    let sdl = format!(
+        "type Query {{ project(fullPath: ID!): Project }}\n\
+         type Project {{\n  name: String\n{leaves}  reviews(state: ReviewState, \
+         reviewerUsername: String, submittedAfter: String, submittedBefore: String, \
+         draft: Boolean, first: Int): ReviewConnection\n}}\n\
+         enum ReviewState {{ OPEN CLOSED }}\n\
+         type ReviewConnection {{ nodes: [Review] }}\n\
+         type Review {{ title: String }}\n"
+    );
+    let s = Slicer::new(Arc::new(gqlnav_schema::load_sdl_str(&sdl, "t").unwrap())).unwrap();
+    let q = "reviews by state, reviewer username, draft, submitted after and before";
+    let cut = |matched_arg_cost: f32| {
+        let o = SliceOptions {
+            budget: Some(100),
+            encoding: Encoding::Cl100kBase,
+            style: Style::Dense,
+            knobs: gqlnav_slice::Knobs {
+                matched_arg_cost,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        s.slice(q, &[], &o).unwrap().coordinates
+    };
+    let by_default = cut(gqlnav_slice::Knobs::default().matched_arg_cost);
+    for c in [
+        "Project.reviews",
+        "Project.reviews(state:)",
+        "Project.reviews(reviewerUsername:)",
+        "Project.reviews(submittedAfter:)",
+        "ReviewConnection.nodes",
+    ] {
+        assert!(by_default.iter().any(|x| x == c), "{c} in {by_default:?}");
+    }
+    let whole = cut(1.0);
+    assert!(
+        !whole.iter().any(|x| x == "Project.reviews"),
+        "ordered by the whole cost, the leaves come first: {whole:?}"
+    );
+    assert!(
+        whole.iter().filter(|x| x.starts_with("Project.x")).count()
+            > by_default
+                .iter()
+                .filter(|x| x.starts_with("Project.x"))
+                .count()
+    );
+}
