@@ -80,19 +80,23 @@ fn github_endpoint_with_upstream() -> GithubEndpoint {
 }
 
 /// `__search`, with the RFC's fields and a union definition; paging with `after`,
-/// `minScore`, and the `sameFieldOn` extension.
+/// `minScore`, and the `sameFieldOn` and `moreOnType` extensions.
 fn check_search(url: &str) {
     let r = gql(
         url,
-        json!({"query": "query S($q: String!) { __search(query: $q, first: 3) { coordinate score cursor pathsToRoot definition { __typename ... on __Field { name args { name } type { kind name ofType { name } } } } } }", "variables": {"q": "open pull requests of a repository"}}),
+        json!({"query": "query S($q: String!) { __search(query: $q, first: 3) { coordinate score cursor pathsToRoot moreOnType definition { __typename ... on __Field { name args { name } type { kind name ofType { name } } } } } }", "variables": {"q": "open pull requests of a repository"}}),
     );
     assert!(r.get("errors").is_none(), "{r}");
     let res = r["data"]["__search"].as_array().unwrap();
     assert_eq!(res.len(), 3);
     assert_eq!(res[0]["definition"]["__typename"], "__Field");
+    // The list is a result, or folded into the first result of its type.
     assert!(
         res.iter()
-            .any(|x| x["coordinate"] == "Repository.pullRequests"),
+            .any(|x| x["coordinate"] == "Repository.pullRequests"
+                || x["moreOnType"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|c| c == "Repository.pullRequests"))),
         "{r}"
     );
     assert!(res[0]["pathsToRoot"][0][0]
@@ -131,6 +135,36 @@ fn check_search(url: &str) {
                 .as_array()
                 .is_some_and(|a| a.iter().any(|c| c == "User.avatarUrl"))),
         "{r4}"
+    );
+    // moreOnType (a gqlnav extension): lower-ranked fields of a result's own type fold
+    // into it, so each result names another type.
+    let r5 = gql(
+        url,
+        json!({"query": "{ __search(query: \"open pull requests of a repository\", first: 8) { coordinate moreOnType } }"}),
+    );
+    assert!(r5.get("errors").is_none(), "{r5}");
+    let res5 = items(&r5["data"]["__search"]);
+    let owner = |x: &serde_json::Value| {
+        let c = x["coordinate"].as_str().unwrap_or_default();
+        c.split_once('.').map_or(c, |p| p.0).to_string()
+    };
+    let mut owners: Vec<String> = res5.iter().map(owner).collect();
+    let n = owners.len();
+    owners.sort();
+    owners.dedup();
+    assert_eq!(owners.len(), n, "{r5}");
+    let folded = res5
+        .iter()
+        .find(|x| x["moreOnType"].as_array().is_some_and(|a| !a.is_empty()))
+        .unwrap_or_else(|| panic!("nothing folded by type: {r5}"));
+    let prefix = format!("{}.", owner(folded));
+    assert!(
+        folded["moreOnType"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c.as_str().unwrap().starts_with(&prefix)),
+        "{r5}"
     );
 }
 

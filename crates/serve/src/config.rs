@@ -95,6 +95,9 @@ pub struct SearchSection {
     pub paths_per_hit: Option<usize>,
     /// Largest `limit` a caller may ask for (default 50).
     pub max_limit: Option<usize>,
+    /// Full results per owner type on a page, the rest folded into the first (default
+    /// 1; 0 = no folding by type).
+    pub per_type: Option<usize>,
 }
 
 /// `[tools]`: typed tools compiled from root fields (see `gqlnav tools`).
@@ -341,6 +344,9 @@ impl ServeConfig {
         }
         if let Some(n) = q.max_limit {
             c.tools.max_limit = n.max(1);
+        }
+        if let Some(n) = q.per_type {
+            c.tools.per_type = n;
         }
         Ok(c)
     }

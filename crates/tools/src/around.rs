@@ -217,8 +217,18 @@ const RETURN_FIELDS: usize = 8;
 pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut done: Vec<String> = Vec::new();
-    for (i, it) in items.iter().filter(|i| i.kind == "field").enumerate() {
-        let Some((owner, field)) = it.coordinate.split_once('.') else {
+    // The hits in page order, each followed by the fields folded into it by type (those
+    // count as lower hits: only their value objects are listed).
+    let hits = items
+        .iter()
+        .filter(|i| i.kind == "field")
+        .enumerate()
+        .flat_map(|(i, it)| {
+            std::iter::once((i < RETURN_HITS, &it.coordinate))
+                .chain(it.more_on_type.iter().map(|c| (false, c)))
+        });
+    for (top, coordinate) in hits {
+        let Some((owner, field)) = coordinate.split_once('.') else {
             continue;
         };
         let Some(f) = field_map(graph, owner).and_then(|fs| fs.get(field)) else {
@@ -226,10 +236,10 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         };
         let named = f.ty.inner_named_type().as_str();
         let t = gqlnav_search::unwrap_connection(graph, named).unwrap_or_else(|| named.to_string());
-        if i >= RETURN_HITS && !graph.is_value_object(&t) {
+        if !top && !graph.is_value_object(&t) {
             continue;
         }
-        let mut queue = std::collections::VecDeque::from([(it.coordinate.clone(), t)]);
+        let mut queue = std::collections::VecDeque::from([(coordinate.clone(), t)]);
         while let Some((from, t)) = queue.pop_front() {
             if done.contains(&t) || graph.root_kind(&t).is_some() {
                 continue;

@@ -124,6 +124,12 @@ pub struct SearchItem {
     /// into this item (`Bot.login`, `Mannequin.login` under `User.login`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub same_field_on: Vec<String>,
+    /// More fields of this item's owner type, ranked lower and folded into it once the
+    /// page holds [`ToolsConfig::per_type`](crate::ToolsConfig::per_type) results of
+    /// that type (`CustomerStatus.type`, `CustomerStatus.color` under
+    /// `CustomerStatus.description`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_on_type: Vec<String>,
 }
 
 /// Ranked positions read per page item: folding near-duplicates uses positions up, so a
@@ -224,6 +230,9 @@ fn item_block(it: &SearchItem) -> String {
             it.same_field_on.join(", ")
         ));
     }
+    if !it.more_on_type.is_empty() {
+        block.push_str(&format!("\n   more: {}", it.more_on_type.join(", ")));
+    }
     block
 }
 
@@ -259,20 +268,40 @@ impl Toolbox {
                 cursor: String::new(),
                 members: members_note(&generation.graph, e),
                 same_field_on: Vec::new(),
+                more_on_type: Vec::new(),
             }
         };
         let mut p = page_folded(
             &scored,
             req,
             |s, docs| {
-                docs.iter()
-                    .position(|&d| ctx.sibling_field(d, s.doc))
-                    .map_or(Fold::New, Fold::Into)
+                if let Some(i) = docs.iter().position(|&d| ctx.sibling_field(d, s.doc)) {
+                    return Fold::Into(i);
+                }
+                if self.config.per_type == 0 {
+                    return Fold::New;
+                }
+                let owner = &ctx.corpus.entries[s.doc].owner;
+                let mut same = docs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &d)| ctx.corpus.entries[d].owner == *owner)
+                    .map(|(i, _)| i);
+                match same.next() {
+                    Some(first) if 1 + same.count() >= self.config.per_type => Fold::Into(first),
+                    _ => Fold::New,
+                }
             },
             |slot| (build(slot), 0),
             |item, slot| {
-                let coordinate = &ctx.corpus.entries[slot.scored.doc].coordinate;
-                item.same_field_on.push(coordinate.clone());
+                // A sibling field lives on another type; a field folded by type on the
+                // item's own.
+                let e = &ctx.corpus.entries[slot.scored.doc];
+                if item.coordinate.split_once('.').map(|x| x.0) == Some(e.owner.as_str()) {
+                    item.more_on_type.push(e.coordinate.clone());
+                } else {
+                    item.same_field_on.push(e.coordinate.clone());
+                }
                 0
             },
         );

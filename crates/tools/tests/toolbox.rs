@@ -49,8 +49,15 @@ fn pages_follow_their_cursor_and_a_cursor_is_tied_to_its_query() {
         page2.iter().all(|c| !page1.contains(c)),
         "{page1:?} {page2:?}"
     );
-    // Rank numbers continue on the next page.
-    assert!(second.text.starts_with("4. "), "{}", second.text);
+    // Rank numbers continue on the next page (past the positions folded into page 1).
+    let rank = |v: &serde_json::Value, i: usize| v["results"][i]["rank"].as_u64().unwrap();
+    let last = rank(&v, 2);
+    assert!(rank(&v2, 0) > last, "{} after {last}", rank(&v2, 0));
+    assert!(
+        second.text.starts_with(&format!("{}. ", rank(&v2, 0))),
+        "{}",
+        second.text
+    );
     // The same cursor with another query is refused.
     let mut other = SearchRequest::new("team members");
     other.cursor = Some(cursor);
@@ -475,8 +482,15 @@ fn search_lists_the_fields_of_every_value_object_a_hit_returns() {
     );
     let results = v["results"].as_array().unwrap();
     let mut beyond_top_three = false;
-    for (i, r) in results.iter().enumerate() {
-        let c = r["coordinate"].as_str().unwrap();
+    // Each result, then the fields folded into it by type (lower hits).
+    let hits = results.iter().enumerate().flat_map(|(i, r)| {
+        let more = r["moreOnType"].as_array().cloned().unwrap_or_default();
+        std::iter::once((i, r["coordinate"].as_str().unwrap().to_string())).chain(
+            more.into_iter()
+                .map(|c| (usize::MAX, c.as_str().unwrap().to_string())),
+        )
+    });
+    for (i, c) in hits {
         let Some((owner, field)) = c.split_once('.') else {
             continue;
         };
@@ -506,5 +520,71 @@ fn search_lists_the_fields_of_every_value_object_a_hit_returns() {
             .any(|r| r.starts_with("TaxedMoney.gross -> Money: ")
                 || r.starts_with("TaxedMoney.net -> Money: ")),
         "the nested amount is not listed: {returns:?}"
+    );
+}
+
+/// One word matching one type's fields does not fill the page: "customer … status" on
+/// Linear ranks a run of `CustomerStatus.*` fields first; the page shows one result per
+/// type (`ToolsConfig::per_type`) with the rest of that type folded into it as `more:`,
+/// so the other types the question names get the page's slots. With folding by type off
+/// the same page is mostly `CustomerStatus`.
+#[test]
+fn one_type_does_not_fill_a_search_page() {
+    let q = SearchRequest::new("customer linked engineering issues status");
+    let owners = |v: &serde_json::Value| -> Vec<String> {
+        result_coordinates(v)
+            .iter()
+            .map(|c| c.split_once('.').map_or(c.as_str(), |x| x.0).to_string())
+            .collect()
+    };
+    let tools = common::toolbox("linear");
+    let out = tools.search_schema(&q);
+    let v = out.structured.unwrap();
+    let types = owners(&v);
+    let mut unique = types.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), types.len(), "a type twice: {types:?}");
+    assert!(types.len() >= 8, "{types:?}");
+    let status = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["coordinate"]
+                .as_str()
+                .unwrap()
+                .starts_with("CustomerStatus.")
+        })
+        .expect("a CustomerStatus result");
+    let more: Vec<&str> = status["moreOnType"]
+        .as_array()
+        .expect("fields folded into it")
+        .iter()
+        .filter_map(|c| c.as_str())
+        .collect();
+    assert!(more.len() >= 3, "{more:?}");
+    assert!(
+        more.iter().all(|c| c.starts_with("CustomerStatus.")),
+        "{more:?}"
+    );
+    assert!(
+        out.text.contains("\n   more: CustomerStatus."),
+        "{}",
+        out.text
+    );
+    let off = gqlnav_tools::Toolbox::build(
+        common::bundled("linear"),
+        None,
+        gqlnav_tools::ToolsConfig {
+            per_type: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let flat = owners(&off.search_schema(&q).structured.unwrap());
+    assert!(
+        flat.iter().filter(|t| *t == "CustomerStatus").count() >= 5,
+        "{flat:?}"
     );
 }

@@ -48,6 +48,8 @@ type __SearchResult {
   cursor: String!
   "The same field on sibling types of its interface family (ranked lower, folded into this result so they do not take a result each), e.g. `User.avatarUrl` under `Organization.avatarUrl`. A gqlnav extension."
   sameFieldOn: [String!]!
+  "More fields of this result's type, ranked lower and folded into it so that one type's fields do not fill the page, e.g. `CustomerStatus.color` under `CustomerStatus.description`. A gqlnav extension."
+  moreOnType: [String!]!
 }
 
 "Any schema element `__search` and `__definitions` can return."
@@ -138,6 +140,12 @@ impl ObjectValue for SearchResultObj<'_> {
             "sameFieldOn" => ResolvedValue::list(
                 self.item
                     .same_field_on
+                    .iter()
+                    .map(|c| ResolvedValue::leaf(c.as_str())),
+            ),
+            "moreOnType" => ResolvedValue::list(
+                self.item
+                    .more_on_type
                     .iter()
                     .map(|c| ResolvedValue::leaf(c.as_str())),
             ),
