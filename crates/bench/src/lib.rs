@@ -43,5 +43,6 @@ pub use slice_bench::{
     SliceStats, SlicerKind,
 };
 pub use tools_bench::{
-    replay, shown_coordinates, tools_rows, Policy, ToolsResult, ToolsRow, OWNER_TYPES, PATH_FIELDS,
+    never_shown_by_kind, replay, shown_coordinates, tools_json, tools_markdown, tools_rows,
+    write_tools_report, Policy, ToolsResult, ToolsRow, OWNER_TYPES, PATH_FIELDS,
 };

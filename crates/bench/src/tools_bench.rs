@@ -391,6 +391,80 @@ pub fn tools_rows(results: &[ToolsResult]) -> Vec<ToolsRow> {
         .collect()
 }
 
+/// The summary table (Markdown), headed by the policy.
+pub fn tools_markdown(policy: Policy, rows: &[ToolsRow]) -> String {
+    let mut t = format!("policy: {}\n\n", policy.describe());
+    t.push_str("| schema | questions | all mustInclude shown in 1 call | in 2 | in 3 | mean tokens read | mean first answer |\n");
+    t.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for r in rows {
+        t.push_str(&format!(
+            "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.0} | {:.0} |\n",
+            r.schema_id,
+            r.questions,
+            100.0 * r.within[0],
+            100.0 * r.within[1],
+            100.0 * r.within[2],
+            r.mean_tokens,
+            r.mean_search_tokens
+        ));
+    }
+    t
+}
+
+/// The run as one JSON object: the policy, the rows, every question's result.
+pub fn tools_json(policy: Policy, rows: &[ToolsRow], results: &[ToolsResult]) -> serde_json::Value {
+    serde_json::json!({
+        "policy": policy, "policyText": policy.describe(),
+        "rows": rows, "questions": results,
+    })
+}
+
+/// mustInclude entries never shown, counted by kind (`argument`, `field`, `type`).
+pub fn never_shown_by_kind(results: &[ToolsResult]) -> std::collections::BTreeMap<String, usize> {
+    let mut missed = std::collections::BTreeMap::new();
+    for m in results.iter().flat_map(|r| &r.missing) {
+        let kind = if m.contains('(') {
+            "argument"
+        } else if m.contains('.') {
+            "field"
+        } else {
+            "type"
+        };
+        *missed.entry(kind.to_string()).or_default() += 1;
+    }
+    missed
+}
+
+/// Write `tools.md` (the table), `tools.json` ([`tools_json`]) and
+/// `tools_questions.jsonl` (one result per line) into `dir` (created if needed). Returns
+/// the paths written.
+pub fn write_tools_report(
+    dir: &std::path::Path,
+    policy: Policy,
+    rows: &[ToolsRow],
+    results: &[ToolsResult],
+) -> Result<Vec<std::path::PathBuf>, crate::BenchError> {
+    use crate::BenchError;
+    std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))?;
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+        Ok::<_, BenchError>(p)
+    };
+    let mut lines = String::new();
+    for r in results {
+        lines.push_str(&serde_json::to_string(r)?);
+        lines.push('\n');
+    }
+    let mut json = serde_json::to_string_pretty(&tools_json(policy, rows, results))?;
+    json.push('\n');
+    Ok(vec![
+        write("tools.md", tools_markdown(policy, rows))?,
+        write("tools.json", json)?,
+        write("tools_questions.jsonl", lines)?,
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,7 +107,9 @@ pub struct BenchArgs {
     /// --mode tools with --tools-policy slice: the first call's budgetTokens (o200k_base).
     #[arg(long, default_value_t = 4000, value_name = "TOKENS")]
     pub tools_budget: u32,
-    /// Write report.md, report.json, per-question results and SVG plots into DIR.
+    /// Write the report into DIR: report.md, report.json, per-question results and SVG
+    /// plots (retrieval); slice.md, slice.json, slice_rows.jsonl and a Pareto plot
+    /// (slice); tools.md, tools.json and tools_questions.jsonl (tools).
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Print one JSON object instead of the Markdown table.
@@ -280,42 +282,18 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
         pb.finish_and_clear();
     }
     let rows = gqlnav_bench::tools_rows(&results);
-    if a.json {
-        return crate::common::print_json(&serde_json::json!({
-            "policy": policy, "policyText": policy.describe(),
-            "rows": rows, "questions": results,
-        }));
-    }
-    println!("policy: {}\n", policy.describe());
-    println!(
-        "| schema | questions | all mustInclude shown in 1 call | in 2 | in 3 | mean tokens read | mean first answer |"
-    );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for r in &rows {
-        println!(
-            "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.0} | {:.0} |",
-            r.schema_id,
-            r.questions,
-            100.0 * r.within[0],
-            100.0 * r.within[1],
-            100.0 * r.within[2],
-            r.mean_tokens,
-            r.mean_search_tokens
-        );
-    }
-    let mut missed: std::collections::BTreeMap<String, usize> = Default::default();
-    for r in &results {
-        for m in &r.missing {
-            let kind = if m.contains('(') {
-                "argument"
-            } else if m.contains('.') {
-                "field"
-            } else {
-                "type"
-            };
-            *missed.entry(kind.to_string()).or_default() += 1;
+    if let Some(dir) = &a.report {
+        for p in gqlnav_bench::write_tools_report(dir, policy, &rows, &results)? {
+            eprintln!("wrote {}", p.display());
         }
     }
-    eprintln!("never shown, by kind: {missed:?}");
+    if a.json {
+        return crate::common::print_json(&gqlnav_bench::tools_json(policy, &rows, &results));
+    }
+    print!("{}", gqlnav_bench::tools_markdown(policy, &rows));
+    eprintln!(
+        "never shown, by kind: {:?}",
+        gqlnav_bench::never_shown_by_kind(&results)
+    );
     Ok(())
 }
