@@ -44,6 +44,12 @@ pub struct SearchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print the page an agent's `search_schema` call returns (what `gqlnav serve` answers):
+    /// results folded by type and across sibling types, each with a path from the root,
+    /// then what the top hits return, the links between their types and the ways in
+    /// from the root. `-k` is the page's limit; with --json, its structured content.
+    #[arg(long, conflicts_with_all = ["budget", "max_chars", "explain"])]
+    pub page: bool,
 }
 
 pub fn run(a: SearchArgs) -> Result<()> {
@@ -54,6 +60,9 @@ pub fn run(a: SearchArgs) -> Result<()> {
         );
     }
     let graph = Arc::new(a.schema.load(a.json)?);
+    if a.page {
+        return agent_page(&a, graph);
+    }
     let corpus = Arc::new(field_corpus(&graph));
     let meter = TokenMeter::new(a.encoding);
     let ctx = context(graph.clone(), corpus, a.format, &meter);
@@ -145,5 +154,31 @@ pub fn run(a: SearchArgs) -> Result<()> {
         index_ms,
         search_ms
     );
+    Ok(())
+}
+
+/// `search --page`: the `search_schema` answer of a toolbox over the chosen ranker.
+fn agent_page(a: &SearchArgs, graph: Arc<gqlnav_schema::SchemaGraph>) -> Result<()> {
+    if a.k == 0 || a.k > gqlnav_tools::ToolsConfig::default().max_limit {
+        anyhow::bail!(
+            "-k {} is not a page size: use 1 to {} (10 is the default)",
+            a.k,
+            gqlnav_tools::ToolsConfig::default().max_limit
+        );
+    }
+    let factory = crate::cmd_serve::backend_factory(&a.backend, None)?;
+    let tools =
+        gqlnav_tools::Toolbox::build(graph, Some(factory), gqlnav_tools::ToolsConfig::default())?;
+    let mut req = gqlnav_tools::SearchRequest::new(&a.query);
+    req.limit = a.k as u32;
+    let out = tools.search_schema(&req);
+    if out.is_error {
+        anyhow::bail!("{}", out.text);
+    }
+    if a.json {
+        return print_json(&out.structured.unwrap_or_default());
+    }
+    println!("{}", out.text);
+    eprintln!("{} tokens ({})", out.tokens, tools.meter.encoding());
     Ok(())
 }

@@ -53,7 +53,7 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
     Cost(cmd_corpus::CostArgs),
     /// Rank schema coordinates for a question.
     #[command(
-        after_help = "Examples:\n  gqlnav search \"who reviewed a pull request\"\n  gqlnav search \"release year\" --schema movies.graphql -k 5 --json\n  gqlnav search \"repository stars\" --analyzer standard --format gloss --budget 500"
+        after_help = "Examples:\n  gqlnav search \"who reviewed a pull request\"\n  gqlnav search \"who reviewed a pull request\" --page    what an agent's search_schema call shows\n  gqlnav search \"release year\" --schema movies.graphql -k 5 --json\n  gqlnav search \"repository stars\" --analyzer standard --format gloss --budget 500"
     )]
     Search(cmd_search::SearchArgs),
     /// Measure rankers on labelled questions: recall@k, MRR, ranks, tokens, budgets.

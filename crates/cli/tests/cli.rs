@@ -745,3 +745,59 @@ fn bench_tools_mode_replays_the_scripted_policy() {
         }
     }
 }
+
+/// `search --page` prints what an agent's `search_schema` call returns: one result per
+/// type with the rest of the type folded into `more:`, paths from the root and the ways
+/// in; `--json` is its structured content; a page size out of range is refused.
+#[test]
+fn search_page_shows_the_agent_page() {
+    let schema = wg_schema("linear");
+    let schema = schema.to_str().unwrap();
+    let q = "customer linked engineering issues status";
+    let out = run(&["search", q, "--schema", schema, "--page"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("1. "), "{text}");
+    assert!(text.contains("\n   path: Query."), "{text}");
+    assert!(text.contains("\n   more: CustomerStatus."), "{text}");
+    assert!(text.contains("Ways in from the root"), "{text}");
+    let v = run_json(&[
+        "search", q, "--schema", schema, "--page", "-k", "5", "--json",
+    ]);
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 5, "{v}");
+    assert!(results[0]["moreOnType"].is_array() || results[1]["moreOnType"].is_array());
+    let e = run_err(&["search", q, "--schema", schema, "--page", "-k", "0"]);
+    assert!(e.contains("not a page size"), "{e}");
+    let e = run_err(&["search", q, "--schema", schema, "--page", "--budget", "500"]);
+    assert!(e.contains("cannot be used with"), "{e}");
+}
+
+/// `bench --mode tools --report DIR` writes the table, the JSON and one line per question.
+#[test]
+fn tools_bench_writes_its_report() {
+    let wg = common::repo().join("benchmarks/wg");
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "bench",
+        "--mode",
+        "tools",
+        "--tools-policy",
+        "page",
+        "--wg",
+        wg.to_str().unwrap(),
+        "--schema-ids",
+        "singapore",
+        "--report",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let md = std::fs::read_to_string(dir.path().join("tools.md")).unwrap();
+    assert!(md.contains("| singapore | 16 |"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("tools.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["questions"].as_array().map(Vec::len), Some(16));
+    let lines = std::fs::read_to_string(dir.path().join("tools_questions.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 16);
+}
