@@ -236,7 +236,6 @@ impl<'a> Pruner<'a> {
         lone_switch(f).map(|a| a.name.as_str())
     }
 
-    /// Does argument `a` survive by itself (required, forward pagination, relevant)?
     /// Is `a` kept for the question's words alone (not required, not a paging argument)?
     pub fn matched_arg(&self, a: &InputValueDefinition) -> bool {
         !is_required(a)
@@ -244,6 +243,7 @@ impl<'a> Pruner<'a> {
             && self.value_relevant(a, true)
     }
 
+    /// Does argument `a` survive by itself (required, forward pagination, relevant)?
     pub fn keep_arg(&self, a: &InputValueDefinition) -> bool {
         is_required(a)
             || FORWARD_PAGINATION_ARGS.contains(&a.name.as_str())

@@ -168,19 +168,6 @@ impl Slicer {
                 }
             }
             let took = b.take(&mut sel, d, &pkg, c, self);
-            if std::env::var_os("GQLNAV_PICK_TRACE").is_some() {
-                let e = &self.corpus.entries[d];
-                eprintln!(
-                    "PICK {} {}.{} v={:.3} c={:.1} spent={:.0} pkg={}",
-                    took,
-                    e.owner,
-                    e.name,
-                    v,
-                    c,
-                    b.spent,
-                    pkg.len()
-                );
-            }
             if took && knobs.child_blend > 0.0 && pool.expanded.len() < knobs.max_child_types {
                 self.expand_child(cx, &mut pool, &sel, d, v, knobs);
             }
