@@ -186,36 +186,34 @@ impl Slicer {
         add
     }
 
-    /// Estimated tokens of the arguments kept for the question's words
-    /// ([`crate::closure::Pruner::matched_arg`]) among a package's new fields.
-    pub(crate) fn package_matched(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Picked) -> f32 {
-        let mut c = 0.0;
-        for &d in pkg {
-            if sel.chosen[d] {
-                continue;
-            }
-            let _ = self.cost(cx, d);
-            c += cx.arg_match.get(&d).copied().unwrap_or(0.0);
-        }
-        c
-    }
-
     /// Estimated tokens a package adds to a selection: its new field lines and the
     /// headers of its new types.
     pub(crate) fn package_cost(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Picked) -> f32 {
-        let mut c = 0.0;
+        self.package_costs(cx, pkg, sel).0
+    }
+
+    /// [`Slicer::package_cost`], and the part of it that is arguments kept for the
+    /// question's words ([`crate::closure::Pruner::matched_arg`]), in one pass.
+    pub(crate) fn package_costs(
+        &self,
+        cx: &mut Ctx<'_>,
+        pkg: &[usize],
+        sel: &Picked,
+    ) -> (f32, f32) {
+        let (mut c, mut matched) = (0.0, 0.0);
         let mut new_types: Vec<usize> = Vec::new();
         for &d in pkg {
             if sel.chosen[d] {
                 continue;
             }
             c += self.cost(cx, d);
+            matched += cx.arg_match.get(&d).copied().unwrap_or(0.0);
             let o = self.owner_id[d];
             if !sel.type_on[o] && !new_types.contains(&o) {
                 new_types.push(o);
                 c += est(self.corpus.entries[d].owner.len() + 12);
             }
         }
-        c
+        (c, matched)
     }
 }

@@ -77,21 +77,13 @@ impl Budget {
 }
 
 impl Slicer {
-    /// The cost that orders the pool: a package's estimated tokens `c` with the arguments
-    /// kept for the question's words counted at `matched_arg_cost` (they are what the
-    /// question asked for, not the overhead of reaching it). The budget counts them all.
-    fn rank_cost(
-        &self,
-        cx: &mut Ctx<'_>,
-        pkg: &[usize],
-        sel: &Picked,
-        c: f32,
-        knobs: &Knobs,
-    ) -> f32 {
-        if knobs.matched_arg_cost >= 1.0 {
-            return c;
-        }
-        c - (1.0 - knobs.matched_arg_cost) * self.package_matched(cx, pkg, sel)
+    /// A package's estimated tokens (what the budget spends) and the cost that orders
+    /// the pool: the same with the arguments kept for the question's words counted at
+    /// `matched_arg_cost` (they are what the question asked for, not the overhead of
+    /// reaching it).
+    fn costs(&self, cx: &mut Ctx<'_>, pkg: &[usize], sel: &Picked, knobs: &Knobs) -> (f32, f32) {
+        let (c, matched) = self.package_costs(cx, pkg, sel);
+        (c, c - (1.0 - knobs.matched_arg_cost) * matched)
     }
 
     pub(crate) fn add(&self, sel: &mut Picked, pkg: &[usize]) {
@@ -146,18 +138,16 @@ impl Slicer {
         for &(d, v) in cands {
             pool.val.insert(d, v);
             let pkg = self.package(cx, d, knobs);
-            let c = self.package_cost(cx, &pkg, &sel);
-            let c = self.rank_cost(cx, &pkg, &sel, c, knobs).max(0.5);
-            pool.heap.push(Cand(v / c, d));
+            let (_, rc) = self.costs(cx, &pkg, &sel, knobs);
+            pool.heap.push(Cand(v / rc.max(0.5), d));
         }
         while let Some(Cand(r, d)) = pool.heap.pop() {
             if sel.chosen[d] {
                 continue;
             }
             let pkg = self.package(cx, d, knobs);
-            let c = self.package_cost(cx, &pkg, &sel);
+            let (c, rc) = self.costs(cx, &pkg, &sel, knobs);
             let v = pool.val[&d];
-            let rc = self.rank_cost(cx, &pkg, &sel, c, knobs);
             let nr = v / rc.max(0.5);
             if nr < r * 0.999 {
                 if let Some(top) = pool.heap.peek() {
@@ -167,8 +157,10 @@ impl Slicer {
                     }
                 }
             }
-            let took = b.take(&mut sel, d, &pkg, c, self);
-            if took && knobs.child_blend > 0.0 && pool.expanded.len() < knobs.max_child_types {
+            if b.take(&mut sel, d, &pkg, c, self)
+                && knobs.child_blend > 0.0
+                && pool.expanded.len() < knobs.max_child_types
+            {
                 self.expand_child(cx, &mut pool, &sel, d, v, knobs);
             }
         }
@@ -211,9 +203,8 @@ impl Slicer {
                 if cv >= knobs.value_floor && pool.val.get(&f).is_none_or(|x| *x < cv) {
                     pool.val.insert(f, cv);
                     let fp = self.package(cx, f, knobs);
-                    let fc = self.package_cost(cx, &fp, sel);
-                    let fc = self.rank_cost(cx, &fp, sel, fc, knobs).max(0.5);
-                    pool.heap.push(Cand(cv / fc, f));
+                    let (_, fc) = self.costs(cx, &fp, sel, knobs);
+                    pool.heap.push(Cand(cv / fc.max(0.5), f));
                 }
             }
         }
