@@ -702,7 +702,9 @@ fn bench_tools_mode_replays_the_scripted_policy() {
         within[0] >= 0.9,
         "a slice shows singapore's paths at once: {within:?}"
     );
-    // The page policy is recorded as such and replays every row too.
+    // The page policy is recorded as such and replays every row too; `--report DIR`
+    // writes the table, the JSON and one line per question.
+    let dir = tempfile::tempdir().unwrap();
     let p = run_json(&[
         "bench",
         "--mode",
@@ -714,10 +716,20 @@ fn bench_tools_mode_replays_the_scripted_policy() {
         "--schema-ids",
         "singapore",
         "--json",
+        "--report",
+        dir.path().to_str().unwrap(),
     ]);
     assert_eq!(p["policy"]["kind"], "page");
     assert!(p["policyText"].as_str().unwrap().contains("owner types"));
     assert_eq!(p["questions"].as_array().unwrap().len(), 16);
+    let md = std::fs::read_to_string(dir.path().join("tools.md")).unwrap();
+    assert!(md.contains("| singapore | 16 |"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("tools.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["questions"].as_array().map(Vec::len), Some(16));
+    let lines = std::fs::read_to_string(dir.path().join("tools_questions.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 16);
     // A budget too small for a slice is refused with the fix.
     let e = run_err(&[
         "bench",
@@ -771,33 +783,4 @@ fn search_page_shows_the_agent_page() {
     assert!(e.contains("not a page size"), "{e}");
     let e = run_err(&["search", q, "--schema", schema, "--page", "--budget", "500"]);
     assert!(e.contains("cannot be used with"), "{e}");
-}
-
-/// `bench --mode tools --report DIR` writes the table, the JSON and one line per question.
-#[test]
-fn tools_bench_writes_its_report() {
-    let wg = common::repo().join("benchmarks/wg");
-    let dir = tempfile::tempdir().unwrap();
-    let out = run(&[
-        "bench",
-        "--mode",
-        "tools",
-        "--tools-policy",
-        "page",
-        "--wg",
-        wg.to_str().unwrap(),
-        "--schema-ids",
-        "singapore",
-        "--report",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let md = std::fs::read_to_string(dir.path().join("tools.md")).unwrap();
-    assert!(md.contains("| singapore | 16 |"), "{md}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("tools.json")).unwrap())
-            .unwrap();
-    assert_eq!(json["questions"].as_array().map(Vec::len), Some(16));
-    let lines = std::fs::read_to_string(dir.path().join("tools_questions.jsonl")).unwrap();
-    assert_eq!(lines.lines().count(), 16);
 }
