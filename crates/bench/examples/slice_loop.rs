@@ -1,15 +1,24 @@
 //! Slice every WG question of one schema N times on a warm slicer and print the per-call
 //! p50 (a profiling harness: `perf record` it):
-//! `cargo run --release -p gqlnav-bench --example slice_loop -- WG_DIR github 9000 dense 5`.
+//! `cargo run --release -p gqlnav-bench --example slice_loop -- WG_DIR github 9000 dense 5` (`auto` for no budget).
 use std::time::Instant;
+
+// The CLI's allocator (crates/cli/src/alloc.rs), so that profiles show what `gqlnav bench`
+// and the server spend.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 3 {
-        eprintln!("usage: slice_loop WG_DIR SCHEMA_ID [BUDGET] [STYLE] [ROUNDS]");
+        eprintln!("usage: slice_loop WG_DIR SCHEMA_ID [BUDGET|auto] [STYLE] [ROUNDS]");
         std::process::exit(2);
     }
-    let budget = a.get(3).and_then(|b| b.parse().ok()).unwrap_or(9000usize);
+    // `auto` slices without a budget (the slicer's own size).
+    let budget = match a.get(3).map(String::as_str) {
+        Some("auto") => None,
+        b => Some(b.and_then(|b| b.parse().ok()).unwrap_or(9000usize)),
+    };
     let style = a
         .get(4)
         .and_then(|s| gqlnav_slice::Style::parse(s))
@@ -26,7 +35,7 @@ fn main() {
     let knobs = gqlnav_slice::Knobs::default();
     set.slicer.warm(&knobs, 2);
     let opts = gqlnav_slice::SliceOptions {
-        budget: Some(budget),
+        budget,
         encoding: gqlnav_corpus::Encoding::Cl100kBase,
         style,
         knobs,

@@ -95,6 +95,9 @@ pub struct Pruner<'a> {
     enum_memo: std::cell::RefCell<HashMap<String, bool>>,
     /// Names matching the question (memo).
     name_memo: std::cell::RefCell<HashMap<String, bool>>,
+    /// Input values relevant to the question (memo, by the address of the definition,
+    /// which the schema holds behind a shared pointer for as long as the pruner lives).
+    value_memo: std::cell::RefCell<HashMap<(usize, bool), bool>>,
     /// The schema's names, split once, and which of their terms match the question.
     names: Option<(&'a NameTerms, Vec<bool>)>,
 }
@@ -107,6 +110,7 @@ impl<'a> Pruner<'a> {
             rel,
             enum_memo: Default::default(),
             name_memo: Default::default(),
+            value_memo: Default::default(),
             names: None,
         }
     }
@@ -152,6 +156,16 @@ impl<'a> Pruner<'a> {
 
     /// Is an input value (argument or input field) relevant to the question?
     fn value_relevant(&self, v: &InputValueDefinition, look_inside: bool) -> bool {
+        let key = (v as *const InputValueDefinition as usize, look_inside);
+        if let Some(&b) = self.value_memo.borrow().get(&key) {
+            return b;
+        }
+        let b = self.value_relevant_uncached(v, look_inside);
+        self.value_memo.borrow_mut().insert(key, b);
+        b
+    }
+
+    fn value_relevant_uncached(&self, v: &InputValueDefinition, look_inside: bool) -> bool {
         if self.name_matches(&v.name) {
             return true;
         }
@@ -368,14 +382,21 @@ pub(crate) fn close<'g, 's>(
     }
     let q_root = graph.root(RootKind::Query).map(str::to_string);
     let mut queue = Queue::default();
-    let owners: Vec<&'g str> = schema
-        .types
+    // The selected types in schema order (a schema has thousands of types; a
+    // selection a few hundred).
+    let mut owners: Vec<(usize, &'g str)> = sel
+        .fields
         .iter()
-        .filter(|(n, t)| sel.has_type(n.as_str()) && fields_of(t).is_some())
-        .map(|(n, _)| n.as_str())
+        .filter(|(_, f)| !f.is_empty())
+        .filter_map(|(n, _)| {
+            let (i, k, t) = schema.types.get_full(n.as_str())?;
+            fields_of(t).map(|_| (i, k.as_str()))
+        })
         .collect();
+    owners.sort_unstable_by_key(|o| o.0);
+    let owners: Vec<&'g str> = owners.into_iter().map(|o| o.1).collect();
     let owner_set: HashSet<&'g str> = owners.iter().copied().collect();
-    let mut kept_args = kept_arguments(graph, &sel, pr, &owner_set, &mut queue);
+    let mut kept_args = kept_arguments(graph, &sel, pr, &owners, &mut queue);
     if opts.closed {
         interface_arguments(graph, &mut kept_args);
         if let Some(q) = &q_root {
@@ -435,7 +456,7 @@ fn kept_arguments<'g>(
     graph: &'g SchemaGraph,
     sel: &Selection,
     pr: &Pruner<'_>,
-    owner_set: &HashSet<&'g str>,
+    owners: &[&'g str],
     queue: &mut Queue,
 ) -> HashMap<(&'g str, &'g str), Vec<&'g str>> {
     let mut kept_args: HashMap<(&str, &str), Vec<&str>> = HashMap::default();
@@ -444,11 +465,10 @@ fn kept_arguments<'g>(
         .iter()
         .map(|(t, f, a)| (t.as_str(), f.as_str(), a.as_str()))
         .collect();
-    for (tn, t) in &graph.schema.types {
-        let tn = tn.as_str();
-        if !owner_set.contains(tn) {
+    for &tn in owners {
+        let Some(t) = graph.schema.types.get(tn) else {
             continue;
-        }
+        };
         queue.seen.insert(tn.to_string());
         let Some(fields) = fields_of(t) else {
             continue;

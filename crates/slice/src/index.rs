@@ -8,7 +8,9 @@ use rustc_hash::FxHashMap as HashMap;
 use gqlnav_corpus::{
     CachedMeter, Corpus, CorpusOptions, Encoding, EntryKind, RenderedCorpus, Rendering, TokenMeter,
 };
+use gqlnav_schema::apollo_compiler::ast::FieldDefinition;
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+use gqlnav_schema::apollo_compiler::Node;
 use gqlnav_schema::{RootKind, SchemaGraph};
 use gqlnav_search::unwrap_connection;
 use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWeights};
@@ -23,6 +25,9 @@ use crate::SliceError;
 /// of them (`GitObject` → Commit, Tree, Blob, Tag); larger ones are the schema graph's
 /// generic lookups (`Node`), which lead nowhere in particular.
 const SMALL_ABSTRACT: usize = gqlnav_schema::GENERIC_ABSTRACT;
+
+/// A field's definition and the estimated tokens of each of its arguments.
+pub(crate) type FieldDef = (Node<FieldDefinition>, Box<[f32]>);
 
 /// A slicer over one schema: the corpus and the ranker, indexed once.
 pub struct Slicer {
@@ -52,6 +57,9 @@ pub struct Slicer {
     meters: [CachedMeter; 2],
     /// (type, choices, depth) -> candidate root paths as docs
     pub(crate) path_docs_memo: PathDocsMemo,
+    /// per doc: its field definition and the estimated tokens of each argument (name and
+    /// type), looked up once rather than on every cost estimate
+    pub(crate) field_def: Vec<Option<FieldDef>>,
     /// per doc: the index of its owner type
     pub(crate) owner_id: Vec<usize>,
     /// number of owner types
@@ -148,6 +156,7 @@ impl Slicer {
             ],
             path_docs_memo: Default::default(),
             owner_id: Vec::new(),
+            field_def: Vec::new(),
             n_types: 0,
             names,
             swan: Default::default(),
@@ -163,6 +172,24 @@ impl Slicer {
             })
             .collect();
         slicer.n_types = ids.len();
+        slicer.field_def = slicer
+            .corpus
+            .entries
+            .iter()
+            .map(|e| {
+                let f = match slicer.graph.schema.types.get(e.owner.as_str())? {
+                    ExtendedType::Object(o) => o.fields.get(e.name.as_str())?,
+                    ExtendedType::Interface(o) => o.fields.get(e.name.as_str())?,
+                    _ => return None,
+                };
+                let arg_est = f
+                    .arguments
+                    .iter()
+                    .map(|a| est(a.name.len() + a.ty.to_string().len() + 2))
+                    .collect();
+                Some((f.node.clone(), arg_est))
+            })
+            .collect();
         slicer.owner_id = owner_id;
         slicer.conn_memo = slicer.build_conn_memo();
         slicer.leaf_memo = slicer.build_leaf_memo();

@@ -6,8 +6,6 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use gqlnav_schema::apollo_compiler::schema::ExtendedType;
-
 use crate::index::Slicer;
 use crate::options::Knobs;
 use crate::pick::Picked;
@@ -29,25 +27,13 @@ impl Slicer {
         if let Some(c) = cx.arg_cost.get(&doc) {
             return *c;
         }
-        let e = &self.corpus.entries[doc];
         let mut c = self.base_cost[doc];
         if matches!(cx.style, Style::Dense | Style::Once) {
             c -= DENSE_FIELD_SAVING;
         }
-        let field = self
-            .graph
-            .schema
-            .types
-            .get(e.owner.as_str())
-            .and_then(|t| match t {
-                ExtendedType::Object(o) => o.fields.get(e.name.as_str()).map(|f| &f.node),
-                ExtendedType::Interface(o) => o.fields.get(e.name.as_str()).map(|f| &f.node),
-                _ => None,
-            });
-        if let Some(f) = field {
-            for a in &f.arguments {
+        if let Some((f, arg_est)) = &self.field_def[doc] {
+            for (a, &ac) in f.arguments.iter().zip(arg_est.iter()) {
                 if cx.pr.keep_arg_of(f, a) {
-                    let ac = est(a.name.len() + a.ty.to_string().len() + 2);
                     if cx.pr.matched_arg(a) {
                         *cx.arg_match.entry(doc).or_insert(0.0) += ac;
                     }

@@ -19,11 +19,17 @@ pub struct Selection {
 impl Selection {
     /// Add `Type.field`; true when it was new.
     pub fn insert(&mut self, ty: &str, field: &str) -> bool {
-        let new = self
-            .fields
-            .entry(ty.to_string())
-            .or_default()
-            .insert(field.to_string());
+        // Look up before allocating: most inserts land on a type already selected, and
+        // many on a field already there.
+        let new = match self.fields.get_mut(ty) {
+            Some(s) if s.contains(field) => false,
+            Some(s) => s.insert(field.to_string()),
+            None => self
+                .fields
+                .entry(ty.to_string())
+                .or_default()
+                .insert(field.to_string()),
+        };
         if new {
             self.len += 1;
         }

@@ -179,7 +179,18 @@ fn write(
     let schema = &graph.schema;
     let mut blocks: Vec<String> = Vec::new();
     let mut coords: Vec<String> = Vec::new();
-    for (name, t) in &schema.types {
+    // The defined types in schema order (a schema has thousands of types; a slice a
+    // few hundred).
+    let mut order: Vec<usize> = c
+        .owners
+        .iter()
+        .copied()
+        .chain(c.defs.keys().map(String::as_str))
+        .filter_map(|n| schema.types.get_index_of(n))
+        .collect();
+    order.sort_unstable();
+    order.dedup();
+    for (name, t) in order.into_iter().filter_map(|i| schema.types.get_index(i)) {
         let n = name.as_str();
         if n.starts_with("__") {
             continue;
@@ -206,13 +217,18 @@ fn write(
     if !blocks.is_empty() {
         body.push('\n');
     }
-    let mut ns: Vec<String> = schema
-        .types
-        .keys()
-        .filter(|k| c.not_shown.contains(k.as_str()))
-        .map(|k| k.to_string())
+    let mut ns: Vec<(usize, &str)> = c
+        .not_shown
+        .iter()
+        .filter_map(|n| {
+            schema
+                .types
+                .get_index_of(n.as_str())
+                .map(|i| (i, n.as_str()))
+        })
         .collect();
-    ns.dedup();
+    ns.sort_unstable();
+    let ns: Vec<String> = ns.into_iter().map(|(_, n)| n.to_string()).collect();
     Rendered {
         body,
         not_shown: ns,
