@@ -143,6 +143,7 @@ impl StructureBackend {
         let n_types = b.decode_links(&links, n).map_err(bad)?;
         b.fields_bm25 = Some(Bm25Backend::load_files(&dir.join("fields"), n)?);
         b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
+        b.enums = Some(super::enum_index(ctx)?);
         b.rendering = ctx.rendered.rendering.name().to_string();
         b.root_field = super::root_fields(ctx);
         b.callers = super::Callers::new(ctx);

@@ -25,6 +25,11 @@
 //!   type, under a ceiling (`root_cap`): the entry points join the list.
 //! * `value`: a top hit returning a *value object* (a few leaf fields, such as an amount
 //!   and its currency) lifts those fields, which any operation selecting it needs.
+//! * `enum`: a question word that names an enum value and no type (`admins` ~ `ADMIN`,
+//!   `closed` ~ `CLOSED`) lifts the fields returning that enum, by the enum's BM25 match
+//!   over its value names, times the field's owner-type relevance; for a reader
+//!   ([`crate::Purpose::Search`]) only: in slices it displaced the leaves of budgeted
+//!   slices (docs/ranking.md, "Enum values").
 //! * `person`: in a first-person question asked by a reader ("my assigned issues"), a
 //!   hit's type is also reached through the current caller (`Query.viewer` →
 //!   `User.assignedIssues`), at the path share: [`caller`].
@@ -63,6 +68,9 @@ pub struct StructureBackend {
     pub disabled: Vec<String>,
     fields_bm25: Option<Bm25Backend>,
     types_bm25: Option<Bm25Backend>,
+    /// BM25 over enum documents (an enum's value names), with per doc the enum document
+    /// of the enum the field returns
+    enums: Option<EnumIndex>,
     /// per doc: owner type index (into the type documents)
     owner_of: Vec<usize>,
     /// per doc: named return type index (connections/edges unwrapped to the node type)
@@ -102,6 +110,7 @@ impl StructureBackend {
             disabled: Vec::new(),
             fields_bm25: None,
             types_bm25: None,
+            enums: None,
             owner_of: Vec::new(),
             ret_of: Vec::new(),
             depth_of: Vec::new(),
@@ -120,9 +129,9 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 13] = [
+    pub const CHANNELS: [&'static str; 14] = [
         "name", "desc", "owner", "ret", "args", "type", "path", "conn", "iface", "value", "root",
-        "person", "depth",
+        "person", "depth", "enum",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -266,6 +275,112 @@ fn type_context(ctx: &SearchContext) -> SearchContext {
     SearchContext::new(ctx.graph.clone(), tcorpus, trendered)
 }
 
+/// The `enum` channel's index: a question word that names an enum *value* ("admins",
+/// "closed", "central") and no type says which state or role the question is about, and
+/// the fields returning that enum are where an agent reads it (`Issue.state`,
+/// `OrganizationMemberEdge.role`); no name or description of theirs carries the word.
+struct EnumIndex {
+    /// BM25 over enum documents: one per enum some field returns, its value names as the
+    /// text (in memory: a few hundred short documents, built in milliseconds).
+    bm25: Bm25Backend,
+    /// Per doc: the enum document of the enum it returns.
+    returns: Vec<Option<usize>>,
+    /// Every term of the schema's type names: question words that name a type say which
+    /// type, not which value ("active cycle" names the cycle, not a view called
+    /// `activeCycle`), so they are left out of the enum query.
+    type_terms: std::collections::HashSet<String>,
+}
+
+impl EnumIndex {
+    /// Each enum document's match with the question's words that name no type, scaled to
+    /// [0, 1] by the best (empty when no such word matches).
+    fn score(&self, text: &str) -> Result<Vec<f32>, SearchError> {
+        let words: Vec<String> = Analyzer::Identifier
+            .query_terms(text)
+            .into_iter()
+            .filter(|t| !self.type_terms.contains(t))
+            .collect();
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut v = self.bm25.score_all(&words.join(" "))?;
+        normalise(&mut v);
+        Ok(v)
+    }
+}
+
+/// Build the `enum` channel's index (see [`EnumIndex`]).
+fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
+    let graph: &SchemaGraph = &ctx.graph;
+    let mut names: Vec<&str> = ctx
+        .corpus
+        .entries
+        .iter()
+        .map(|e| e.named_type.as_str())
+        .filter(|n| matches!(graph.schema.types.get(*n), Some(ExtendedType::Enum(_))))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let entries: Vec<gqlnav_corpus::Entry> = names
+        .iter()
+        .map(|&n| {
+            let values = match graph.schema.types.get(n) {
+                Some(ExtendedType::Enum(e)) => e
+                    .values
+                    .keys()
+                    .map(|v| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => String::new(),
+            };
+            gqlnav_corpus::Entry {
+                coordinate: n.to_string(),
+                kind: EntryKind::Type,
+                owner: n.to_string(),
+                owner_kind: OwnerKind::Object,
+                name: values,
+                return_type: String::new(),
+                named_type: String::new(),
+                description: String::new(),
+                args: Vec::new(),
+                deprecated: None,
+            }
+        })
+        .collect();
+    let ecorpus = Arc::new(Corpus::from_entries(entries));
+    let erendered = Arc::new(gqlnav_corpus::RenderedCorpus {
+        rendering: ctx.rendered.rendering,
+        encoding: ctx.rendered.encoding,
+        texts: ecorpus.entries.iter().map(|e| e.name.clone()).collect(),
+        tokens: vec![0; ecorpus.len()],
+    });
+    let ectx = SearchContext::new(ctx.graph.clone(), ecorpus, erendered);
+    let mut eb = Bm25Backend::new(Bm25Config {
+        analyzer: Analyzer::Identifier,
+        k1: 1.2,
+        b: 0.75,
+        fields: vec![(FieldSource::Name, 1.0)],
+    });
+    eb.index(&ectx)?;
+    let ret = ctx
+        .corpus
+        .entries
+        .iter()
+        .map(|e| names.binary_search(&e.named_type.as_str()).ok())
+        .collect();
+    let type_terms = graph
+        .schema
+        .types
+        .keys()
+        .flat_map(|n| Analyzer::Identifier.index_terms(n.as_str()))
+        .collect();
+    Ok(EnumIndex {
+        bm25: eb,
+        returns: ret,
+        type_terms,
+    })
+}
+
 /// Per doc: whether its owner is a root type.
 fn root_fields(ctx: &SearchContext) -> Vec<bool> {
     ctx.corpus
@@ -311,6 +426,7 @@ impl SearchBackend for StructureBackend {
         tb.index(&tctx)?;
         let types = &tctx.corpus;
         self.types_bm25 = Some(tb);
+        self.enums = Some(enum_index(ctx)?);
 
         // Per-doc structure.
         self.owner_of = corpus
@@ -489,6 +605,12 @@ impl SearchBackend for StructureBackend {
         }
         let mut trel = tb.score_all(&text)?;
         normalise(&mut trel);
+        let mut erel = Vec::new();
+        if query.purpose == Purpose::Search && self.on("enum") && w.enum_value > 0.0 {
+            if let Some(ei) = &self.enums {
+                erel = ei.score(&text)?;
+            }
+        }
         let n = self.n;
         let mut base = vec![0f32; n];
         let mut lexical = vec![0f32; n];
@@ -515,6 +637,11 @@ impl SearchBackend for StructureBackend {
                     * 0.5;
                 if let Some(r) = self.ret_of[i] {
                     s += w.return_type * trel[r] * 0.5;
+                }
+            }
+            if !erel.is_empty() {
+                if let Some(e) = self.enums.as_ref().and_then(|x| x.returns[i]) {
+                    s += w.enum_value * erel[e] * trel[self.owner_of[i]] * 0.5;
                 }
             }
             if self.on("depth") {
@@ -581,6 +708,11 @@ impl SearchBackend for StructureBackend {
             }
             if trel[self.owner_of[d]] > 0.0 {
                 ex.push(("type(owner)".into(), trel[self.owner_of[d]]));
+            }
+            if let Some(e) = self.enums.as_ref().and_then(|x| x.returns[d]) {
+                if erel.get(e).is_some_and(|&v| v > 0.0) {
+                    ex.push(("enum".into(), erel[e]));
+                }
             }
             if let Some(r) = self.ret_of[d] {
                 if trel[r] > 0.0 {
