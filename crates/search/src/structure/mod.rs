@@ -229,6 +229,34 @@ fn types_config() -> Bm25Config {
     }
 }
 
+/// A search context over documents that are not fields (types, enums): one entry per
+/// `(coordinate, name text, description)`, its rendered text the name text.
+fn doc_context(ctx: &SearchContext, docs: Vec<(String, String, String)>) -> SearchContext {
+    let entries: Vec<gqlnav_corpus::Entry> = docs
+        .into_iter()
+        .map(|(coordinate, name, description)| gqlnav_corpus::Entry {
+            owner: coordinate.clone(),
+            coordinate,
+            kind: EntryKind::Type,
+            owner_kind: OwnerKind::Object,
+            name,
+            return_type: String::new(),
+            named_type: String::new(),
+            description,
+            args: Vec::new(),
+            deprecated: None,
+        })
+        .collect();
+    let corpus = Arc::new(Corpus::from_entries(entries));
+    let rendered = Arc::new(gqlnav_corpus::RenderedCorpus {
+        rendering: ctx.rendered.rendering,
+        encoding: ctx.rendered.encoding,
+        texts: corpus.entries.iter().map(|e| e.name.clone()).collect(),
+        tokens: vec![0; corpus.len()],
+    });
+    SearchContext::new(ctx.graph.clone(), corpus, rendered)
+}
+
 /// Type documents: a corpus of type entries (sorted by name; coordinate = name),
 /// indexed by name + description.
 fn type_context(ctx: &SearchContext) -> SearchContext {
@@ -241,7 +269,7 @@ fn type_context(ctx: &SearchContext) -> SearchContext {
         .map(|(n, _)| n.as_str())
         .collect();
     type_names.sort_unstable();
-    let type_entries: Vec<gqlnav_corpus::Entry> = type_names
+    let docs = type_names
         .iter()
         .map(|&n| {
             let desc = graph
@@ -251,28 +279,10 @@ fn type_context(ctx: &SearchContext) -> SearchContext {
                 .and_then(|t| t.description())
                 .map(|d| d.trim().to_string())
                 .unwrap_or_default();
-            gqlnav_corpus::Entry {
-                coordinate: n.to_string(),
-                kind: EntryKind::Type,
-                owner: n.to_string(),
-                owner_kind: OwnerKind::Object,
-                name: n.to_string(),
-                return_type: String::new(),
-                named_type: String::new(),
-                description: desc,
-                args: Vec::new(),
-                deprecated: None,
-            }
+            (n.to_string(), n.to_string(), desc)
         })
         .collect();
-    let tcorpus = Arc::new(Corpus::from_entries(type_entries));
-    let trendered = Arc::new(gqlnav_corpus::RenderedCorpus {
-        rendering: ctx.rendered.rendering,
-        encoding: ctx.rendered.encoding,
-        texts: tcorpus.entries.iter().map(|e| e.name.clone()).collect(),
-        tokens: vec![0; tcorpus.len()],
-    });
-    SearchContext::new(ctx.graph.clone(), tcorpus, trendered)
+    doc_context(ctx, docs)
 }
 
 /// The `enum` channel's index: a question word that names an enum *value* ("admins",
@@ -321,7 +331,7 @@ fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
         .collect();
     names.sort_unstable();
     names.dedup();
-    let entries: Vec<gqlnav_corpus::Entry> = names
+    let docs = names
         .iter()
         .map(|&n| {
             let values = match graph.schema.types.get(n) {
@@ -333,28 +343,10 @@ fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
                     .join(" "),
                 _ => String::new(),
             };
-            gqlnav_corpus::Entry {
-                coordinate: n.to_string(),
-                kind: EntryKind::Type,
-                owner: n.to_string(),
-                owner_kind: OwnerKind::Object,
-                name: values,
-                return_type: String::new(),
-                named_type: String::new(),
-                description: String::new(),
-                args: Vec::new(),
-                deprecated: None,
-            }
+            (n.to_string(), values, String::new())
         })
         .collect();
-    let ecorpus = Arc::new(Corpus::from_entries(entries));
-    let erendered = Arc::new(gqlnav_corpus::RenderedCorpus {
-        rendering: ctx.rendered.rendering,
-        encoding: ctx.rendered.encoding,
-        texts: ecorpus.entries.iter().map(|e| e.name.clone()).collect(),
-        tokens: vec![0; ecorpus.len()],
-    });
-    let ectx = SearchContext::new(ctx.graph.clone(), ecorpus, erendered);
+    let ectx = doc_context(ctx, docs);
     let mut eb = Bm25Backend::new(Bm25Config {
         analyzer: Analyzer::Identifier,
         k1: 1.2,
@@ -368,6 +360,8 @@ fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
         .iter()
         .map(|e| names.binary_search(&e.named_type.as_str()).ok())
         .collect();
+    // Every type name, built-in ones included: their words (type, field, value) name
+    // schema things, not values.
     let type_terms = graph
         .schema
         .types
