@@ -36,19 +36,14 @@ fn a_word_naming_an_enum_value_lifts_the_field_returning_it() {
         sub_queries: Vec::new(),
         purpose: Purpose::Slice,
     };
-    let a: Vec<usize> = on
-        .search(&slice_q, 50)
-        .unwrap()
-        .iter()
-        .map(|h| h.doc)
-        .collect();
-    let b: Vec<usize> = off
-        .search(&slice_q, 50)
-        .unwrap()
-        .iter()
-        .map(|h| h.doc)
-        .collect();
-    assert_eq!(a, b);
+    let ranked = |b: &StructureBackend| -> Vec<usize> {
+        b.search(&slice_q, 50)
+            .unwrap()
+            .iter()
+            .map(|h| h.doc)
+            .collect()
+    };
+    assert_eq!(ranked(&on), ranked(&off));
 }
 
 /// A word that also names a type says which type, not which value: "cycle" is a type of

@@ -68,8 +68,7 @@ pub struct StructureBackend {
     pub disabled: Vec<String>,
     fields_bm25: Option<Bm25Backend>,
     types_bm25: Option<Bm25Backend>,
-    /// BM25 over enum documents (an enum's value names), with per doc the enum document
-    /// of the enum the field returns
+    /// the `enum` channel's index ([`EnumIndex`])
     enums: Option<EnumIndex>,
     /// per doc: owner type index (into the type documents)
     owner_of: Vec<usize>,
