@@ -406,6 +406,56 @@ fn search_shows_what_the_top_hits_return() {
     }
 }
 
+/// A returned type's basic fields come first: no Boolean flag before a field of another
+/// type, and names of fewer words first. GitHub's `Issue` is declared alphabetically, so
+/// declaration order listed `activeLockReason`, `assignedActors`, … and cut off before
+/// `number`, the field a question about issues selects.
+#[test]
+fn what_a_hit_returns_lists_basic_fields_first() {
+    let tools = common::toolbox("github");
+    let out = tools.search_schema(&SearchRequest::new(
+        "Which open issues in the octocat/example repository have references to closed pull requests?",
+    ));
+    let v = out.structured.unwrap();
+    let returns = returns_of(&v);
+    let issue = returns
+        .iter()
+        .find(|r| r.contains(" -> Issue: "))
+        .unwrap_or_else(|| panic!("no line for Issue: {returns:?}"));
+    let fields: Vec<&str> = issue
+        .split_once(": ")
+        .unwrap()
+        .1
+        .split(", ")
+        .filter(|f| !f.starts_with('…'))
+        .collect();
+    assert!(fields.contains(&"Issue.number"), "{issue}");
+    assert!(!fields.contains(&"Issue.activeLockReason"), "{issue}");
+    let g = &tools.generation().graph;
+    let words = |f: &str| {
+        gqlnav_search::Analyzer::Identifier
+            .index_terms(f.split_once('.').unwrap().1)
+            .len()
+    };
+    let issue_type = g.schema.types.get("Issue").unwrap();
+    let is_flag = |f: &str| {
+        let field = f.split_once('.').unwrap().1;
+        match issue_type {
+            apollo_compiler::schema::ExtendedType::Object(o) => {
+                o.fields[field].ty.inner_named_type().as_str() == "Boolean"
+            }
+            _ => unreachable!("Issue is an object type"),
+        }
+    };
+    for pair in fields.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(
+            (is_flag(a), words(a)) <= (is_flag(b), words(b)),
+            "{a} before {b}: {issue}"
+        );
+    }
+}
+
 /// The same field on sibling object types of one interface is one result that names the
 /// others (`Organization.avatarUrl`, same field on `User.avatarUrl`: both are `Actor`s);
 /// the interface's own field stays a result. Pages that follow their cursors never show a
