@@ -26,7 +26,8 @@ pub use error::SearchError;
 pub use page::{page, page_folded, Fold, Page, PageRequest, Slot};
 pub use person::{caller_roots, first_person};
 pub use structure::{
-    lookup_collection_path, unwrap_connection, StructureBackend, StructureWeights,
+    lookup_collection_path, selectable_collection_path, unwrap_connection, StructureBackend,
+    StructureWeights,
 };
 pub use swan::{SwanBackend, SWAN_MAX_CHARS};
 

@@ -91,7 +91,9 @@ fn current_ways(
 /// first-person question, the ways in through a current-caller root field
 /// ([`current_ways`] over [`gqlnav_search::caller_roots`]) come first. When the cheapest
 /// ways are all lookups by key, the cheapest way to a list of the type follows
-/// ([`gqlnav_search::lookup_collection_path`], the ranker's collection path).
+/// ([`gqlnav_search::lookup_collection_path`], the ranker's collection path); when no way
+/// is a list that takes arguments, the cheapest such list follows
+/// ([`gqlnav_search::selectable_collection_path`]).
 pub(crate) fn entry_points(
     graph: &SchemaGraph,
     items: &[SearchItem],
@@ -137,6 +139,12 @@ pub(crate) fn entry_points(
                 if !paths.contains(&p) {
                     paths.push(p);
                 }
+            }
+            // No way to a list that takes arguments (only lookups and fixed lists such
+            // as an archive): the cheapest one follows (page policy, linear, within 3
+            // calls 68.0% -> 70.5%; docs/benchmarks.md, fifteenth session).
+            if let Some(p) = gqlnav_search::selectable_collection_path(graph, &t, &paths) {
+                paths.push(p);
             }
             let paths: Vec<String> = paths
                 .iter()

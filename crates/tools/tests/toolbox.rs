@@ -264,6 +264,40 @@ fn search_lists_ways_in_from_the_root_with_argument_names() {
     assert!(v2["entryPoints"].as_array().unwrap().is_empty());
 }
 
+/// When the ways in to a type are only lookups and fixed lists without arguments (an
+/// archive), the cheapest list that takes arguments follows, and among lists of equal
+/// cost the one named after the type (`Query.teams`, not `Query.administrableTeams`).
+#[test]
+fn ways_in_include_a_list_that_takes_arguments() {
+    let tools = common::toolbox("linear");
+    let out = tools.search_schema(&SearchRequest::new(
+        "For each team, how many people are members, and how many issues does the team have in total?",
+    ));
+    let v = out.structured.unwrap();
+    let entries = v["entryPoints"].as_array().unwrap();
+    let team = entries
+        .iter()
+        .find(|e| e["type"] == "Team")
+        .unwrap_or_else(|| panic!("{entries:?}"));
+    let paths: Vec<&str> = team["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    // The two cheapest ways are a fixed list and a lookup by key.
+    assert!(paths.contains(&"Query.archivedTeams"), "{paths:?}");
+    assert!(paths.contains(&"Query.team(id:)"), "{paths:?}");
+    let list = paths
+        .iter()
+        .find(|p| p.ends_with("> TeamConnection.nodes"))
+        .unwrap_or_else(|| panic!("no selectable list of teams: {paths:?}"));
+    assert!(
+        list.starts_with("Query.teams(") && list.contains("first:"),
+        "{list}"
+    );
+}
+
 /// A first-person question lists the ways in through the current caller first
 /// (`Query.viewer` then `User.assignedIssues(…)`); the same words in the third person, or
 /// "show me" as a request, do not.

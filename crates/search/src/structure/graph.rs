@@ -45,6 +45,70 @@ pub fn lookup_collection_path(
     collection_path(graph, ty)
 }
 
+/// The cheapest root path to `ty` through a collection of it that can be *selected
+/// from*: the field returning the list or the connection takes arguments (a filter, a
+/// page size), when none of `ways` is such a path; `None` otherwise. A fixed list with
+/// no arguments (an "archived" or "recently used" list) is not the collection a
+/// question about many of a type reads. Among paths of equal cost, the collection
+/// field whose name adds the fewest words to the type's name comes first (`teams`
+/// before `administrableTeams` for `Team`), then the schema graph's path order. The
+/// search page lists it among the ways in.
+pub fn selectable_collection_path(
+    graph: &SchemaGraph,
+    ty: &str,
+    ways: &[Vec<String>],
+) -> Option<Vec<String>> {
+    if ways
+        .iter()
+        .any(|p| selectable_collection_field(graph, p, ty).is_some())
+    {
+        return None;
+    }
+    let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
+    let own = crate::Analyzer::Identifier.index_terms(ty);
+    let qualifiers = |field: &str| {
+        crate::Analyzer::Identifier
+            .index_terms(field)
+            .iter()
+            .filter(|w| !own.contains(w))
+            .count()
+    };
+    let opts = PathOptions {
+        max_paths: SELECTABLE_PATH_CHOICES,
+        ..PathOptions::default()
+    };
+    let mut best: Option<((u64, usize, usize), Vec<String>)> = None;
+    for fr in graph.producers(ty) {
+        let coord = format!("{}.{}", fr.owner, fr.field);
+        if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
+            continue;
+        }
+        let d = if fr.owner == query {
+            0.0
+        } else {
+            match graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner) {
+                Some(d) => d,
+                None => continue,
+            }
+        };
+        for p in graph.paths_to_type(&fr.owner, Some(&coord), opts) {
+            let Some(field) = selectable_collection_field(graph, &p, ty) else {
+                continue;
+            };
+            let name = field.split_once('.').map_or("", |x| x.1);
+            // Milli-units, as the graph's hop costs: a total order on the distance.
+            let key = ((d * 1000.0).round() as u64, qualifiers(name), p.len());
+            if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                best = Some((key, p));
+            }
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Paths compared per collection field by [`selectable_collection_path`].
+const SELECTABLE_PATH_CHOICES: usize = 8;
+
 /// The cheapest root path that reaches `ty` through a collection of it (a field
 /// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
 /// in the schema graph's path order; `None` when there is none.
@@ -80,6 +144,36 @@ fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
         }
     }
     best.map(|b| b.1)
+}
+
+/// The field of a root path that returns its collection of `ty` ([`is_collection_path`])
+/// when it takes arguments: the list field itself, or the field returning the
+/// connection whose `nodes` (or edge's `node`) ends the path; `None` otherwise.
+fn selectable_collection_field<'p>(
+    graph: &SchemaGraph,
+    path: &'p [String],
+    ty: &str,
+) -> Option<&'p str> {
+    if !is_collection_path(graph, path, ty) {
+        return None;
+    }
+    // Step back over the connection and edge fields to the field that returns them.
+    let mut i = path.len().checked_sub(1)?;
+    while i > 0 {
+        let owner = path[i].split_once('.').map_or("", |x| x.0);
+        if unwrap_connection(graph, owner).is_none_or(|n| n != ty) {
+            break;
+        }
+        i -= 1;
+    }
+    let c = path[i].as_str();
+    let (owner, name) = c.split_once('.')?;
+    let f = match graph.schema.types.get(owner)? {
+        ExtendedType::Object(o) => o.fields.get(name),
+        ExtendedType::Interface(i) => i.fields.get(name),
+        _ => None,
+    }?;
+    (!f.arguments.is_empty()).then_some(c)
 }
 
 /// Whether a root path reaches type `ty` through a collection of `ty` itself: its last

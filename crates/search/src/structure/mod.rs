@@ -49,7 +49,7 @@ mod graph;
 mod links;
 mod weights;
 
-pub use graph::{lookup_collection_path, unwrap_connection};
+pub use graph::{lookup_collection_path, selectable_collection_path, unwrap_connection};
 pub use weights::StructureWeights;
 
 use caller::Callers;
