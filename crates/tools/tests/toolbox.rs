@@ -264,9 +264,10 @@ fn search_lists_ways_in_from_the_root_with_argument_names() {
     assert!(v2["entryPoints"].as_array().unwrap().is_empty());
 }
 
-/// When the ways in to a type are only lookups and fixed lists without arguments (an
-/// archive), the cheapest list that takes arguments follows, and among lists of equal
-/// cost the one named after the type (`Query.teams`, not `Query.administrableTeams`).
+/// When the ways in to a type are only lookups, fixed lists without arguments (an
+/// archive) and lists that require a key, the cheapest list that takes arguments and
+/// requires none follows, and among lists of equal cost the one named after the type
+/// (`Query.teams`, not `Query.administrableTeams`).
 #[test]
 fn ways_in_include_a_list_that_takes_arguments() {
     let tools = common::toolbox("linear");
@@ -295,6 +296,29 @@ fn ways_in_include_a_list_that_takes_arguments() {
     assert!(
         list.starts_with("Query.teams(") && list.contains("first:"),
         "{list}"
+    );
+
+    // A list that requires an argument is a search by that key, not the list of all.
+    let out = tools.search_schema(&SearchRequest::new(
+        "How long are issues taking from start to finish, broken down by assignee?",
+    ));
+    let v = out.structured.unwrap();
+    let entries = v["entryPoints"].as_array().unwrap();
+    let issue = entries
+        .iter()
+        .find(|e| e["type"] == "Issue")
+        .unwrap_or_else(|| panic!("{entries:?}"));
+    let paths: Vec<&str> = issue["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.starts_with("Query.issues(") && p.ends_with("> IssueConnection.nodes")),
+        "{paths:?}"
     );
 }
 

@@ -47,7 +47,7 @@ pub fn lookup_collection_path(
 
 /// The cheapest root path to `ty` through a collection of it that can be *selected
 /// from*: the field returning the list or the connection takes arguments (a filter, a
-/// page size), when none of `ways` is such a path; `None` otherwise. A fixed list with
+/// page size) and requires none, when none of `ways` is such a path; `None` otherwise. A fixed list with
 /// no arguments (an "archived" or "recently used" list) is not the collection a
 /// question about many of a type reads. Among paths of equal cost, the collection
 /// field whose name adds the fewest words to the type's name comes first (`teams`
@@ -147,8 +147,10 @@ fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
 }
 
 /// The field of a root path that returns its collection of `ty` ([`is_collection_path`])
-/// when it takes arguments: the list field itself, or the field returning the
-/// connection whose `nodes` (or edge's `node`) ends the path; `None` otherwise.
+/// when it takes arguments and requires none: the list field itself, or the field
+/// returning the connection whose `nodes` (or edge's `node`) ends the path; `None`
+/// otherwise. A list that requires an argument is a search by that key
+/// (`issueFigmaFileKeySearch(fileKey:)`), not the list of all.
 fn selectable_collection_field<'p>(
     graph: &SchemaGraph,
     path: &'p [String],
@@ -173,7 +175,11 @@ fn selectable_collection_field<'p>(
         ExtendedType::Interface(i) => i.fields.get(name),
         _ => None,
     }?;
-    (!f.arguments.is_empty()).then_some(c)
+    let required = f
+        .arguments
+        .iter()
+        .any(|a| a.ty.is_non_null() && a.default_value.is_none());
+    (!f.arguments.is_empty() && !required).then_some(c)
 }
 
 /// Whether a root path reaches type `ty` through a collection of `ty` itself: its last
