@@ -39,6 +39,71 @@ pub fn first_person(question: &str) -> bool {
     })
 }
 
+/// Whether a question addresses the current caller: in the first person
+/// ([`first_person`]), or in the schema's own words for one of its caller root fields
+/// ([`caller_roots`]): two consecutive words of the field's description, neither a stop
+/// word nor a word of the field's name, one of them naming the field's type ("the
+/// authenticated user" against `viewer: User`, "The currently authenticated user.").
+/// Words of the name only restate what the field returns (`latestReleaseByAccessKey`,
+/// "Returns the latest release …", is not about the caller); the name itself as a word
+/// ("the viewer") lowered Linear with the local model (recall@50 0.8047 -> 0.8034).
+/// For readers (the ranker's `person` channel and the search page's ways in); slices
+/// keep [`first_person`] (with this rule, budgeted slices lost a question each on
+/// github and linear at 2,000 tokens; docs/benchmarks.md, fifteenth session).
+pub fn addresses_caller(graph: &SchemaGraph, question: &str) -> bool {
+    if first_person(question) {
+        return true;
+    }
+    let words = plain_words(question);
+    if words.is_empty() {
+        return false;
+    }
+    let Some(ExtendedType::Object(q)) = graph
+        .root(RootKind::Query)
+        .and_then(|r| graph.schema.types.get(r))
+    else {
+        return false;
+    };
+    let content = |w: &str| !crate::Analyzer::Identifier.query_terms(w).is_empty();
+    caller_roots(graph).iter().any(|(coord, ty)| {
+        let type_words = crate::Analyzer::Identifier.index_terms(ty);
+        let typed = |w: &str| {
+            crate::Analyzer::Identifier
+                .index_terms(w)
+                .iter()
+                .any(|t| type_words.contains(t))
+        };
+        let field = coord.rsplit('.').next().unwrap_or("");
+        let name_words = crate::Analyzer::Identifier.index_terms(field);
+        let unnamed = |w: &str| {
+            !crate::Analyzer::Identifier
+                .index_terms(w)
+                .iter()
+                .any(|t| name_words.contains(t))
+        };
+        let Some(desc) = q.fields.get(field).and_then(|f| f.description.as_ref()) else {
+            return false;
+        };
+        let d = plain_words(desc);
+        d.windows(2).any(|p| {
+            content(&p[0])
+                && content(&p[1])
+                && (typed(&p[0]) || typed(&p[1]))
+                && unnamed(&p[0])
+                && unnamed(&p[1])
+                && words.windows(2).any(|w| w[0] == p[0] && w[1] == p[1])
+        })
+    })
+}
+
+/// A text's words, lower-cased, split on anything but letters, digits and apostrophes.
+fn plain_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect()
+}
+
 /// Query-root fields that stand for "the current caller", with the type each returns:
 /// no arguments at all, one object (not a list, not a connection, not the root itself),
 /// not deprecated. In most APIs these are the signed-in user or account.

@@ -66,3 +66,49 @@ fn other_questions_and_slicers_rankings_are_unchanged() {
         coords(&off, &ctx, &Query::new(mine))
     );
 }
+
+/// The schema's own words for its caller count as the first person: GitHub's
+/// `Query.viewer` is "The currently authenticated user.", so "the authenticated user"
+/// names the caller. Words that only restate a root field's name do not ("the latest
+/// release" against Linear's `latestReleaseByAccessKey`, "Returns the latest release
+/// …"), nor do the same words apart or a word alone.
+#[test]
+fn the_schemas_words_for_its_caller_address_the_caller() {
+    let ctx = github();
+    let g = &ctx.graph;
+    for q in [
+        "What is the disk usage for each repository owned by the authenticated user?",
+        "teams the authenticated user is a member of",
+        "my repositories",
+    ] {
+        assert!(gqlnav_search::addresses_caller(g, q), "{q}");
+    }
+    for q in [
+        "repositories of an authenticated organization's user",
+        "user accounts that were authenticated",
+        "Show me the users of an organization",
+    ] {
+        assert!(!gqlnav_search::addresses_caller(g, q), "{q}");
+    }
+    let linear = common::context("benchmarks/wg/schemas/linear/schema.graphql");
+    assert!(gqlnav_search::addresses_caller(
+        &linear.graph,
+        "settings of the authenticated user"
+    ));
+    assert!(!gqlnav_search::addresses_caller(
+        &linear.graph,
+        "what is the latest release of the pipeline"
+    ));
+
+    // A reader's ranking reaches the caller for it.
+    let on = indexed(&ctx, &[]);
+    let q = "What teams is the authenticated user a member of across their organizations?";
+    let r = rank_of(&on, &ctx, q, "Query.viewer");
+    assert!(r.is_some_and(|r| r < 50), "Query.viewer: {r:?}");
+    let off = indexed(&ctx, &["person"]);
+    let r = rank_of(&off, &ctx, q, "Query.viewer");
+    assert!(
+        r.is_none_or(|r| r >= 50),
+        "Query.viewer without the channel: {r:?}"
+    );
+}

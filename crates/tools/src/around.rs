@@ -122,7 +122,7 @@ pub(crate) fn entry_points(
         selectable_first: true,
         ..gqlnav_schema::PathOptions::default()
     };
-    let current = if gqlnav_search::first_person(question) {
+    let current = if gqlnav_search::addresses_caller(graph, question) {
         gqlnav_search::caller_roots(graph)
     } else {
         Vec::new()

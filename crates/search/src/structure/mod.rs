@@ -651,7 +651,12 @@ impl SearchBackend for StructureBackend {
         let mut prop = vec![0f32; n];
         let seeds = top_k_positive(base.iter().copied(), w.seeds);
         let reader = query.purpose == Purpose::Search;
-        let person = reader && self.on("person") && crate::first_person(&query.text);
+        let person = reader
+            && self.on("person")
+            && self
+                .ctx
+                .as_ref()
+                .is_some_and(|c| crate::addresses_caller(&c.graph, &query.text));
         for sd in &seeds {
             let s = sd.score;
             if self.on("path") {
