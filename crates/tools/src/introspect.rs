@@ -129,6 +129,52 @@ fn type_sdl(graph: &SchemaGraph, name: &str) -> Option<String> {
     graph.schema.types.get(name).map(|t| t.to_string())
 }
 
+/// A type's SDL without descriptions (of the type, its fields, their arguments, input
+/// fields and enum values): every member and signature, in fewer tokens.
+fn bare_type_sdl(graph: &SchemaGraph, name: &str) -> Option<String> {
+    let mut t = graph.schema.types.get(name)?.clone();
+    match &mut t {
+        ExtendedType::Object(o) => {
+            let o = o.make_mut();
+            o.description = None;
+            for f in o.fields.values_mut() {
+                strip_field(f.make_mut());
+            }
+        }
+        ExtendedType::Interface(o) => {
+            let o = o.make_mut();
+            o.description = None;
+            for f in o.fields.values_mut() {
+                strip_field(f.make_mut());
+            }
+        }
+        ExtendedType::InputObject(o) => {
+            let o = o.make_mut();
+            o.description = None;
+            for f in o.fields.values_mut() {
+                f.make_mut().description = None;
+            }
+        }
+        ExtendedType::Enum(e) => {
+            let e = e.make_mut();
+            e.description = None;
+            for v in e.values.values_mut() {
+                v.make_mut().description = None;
+            }
+        }
+        ExtendedType::Union(u) => u.make_mut().description = None,
+        ExtendedType::Scalar(sc) => sc.make_mut().description = None,
+    }
+    Some(t.to_string())
+}
+
+fn strip_field(f: &mut apollo_compiler::schema::FieldDefinition) {
+    f.description = None;
+    for a in f.arguments.iter_mut() {
+        a.make_mut().description = None;
+    }
+}
+
 fn referenced_types(graph: &SchemaGraph, name: &str, out: &mut Vec<String>) {
     let mut push = |n: &str| out.push(n.to_string());
     match graph.schema.types.get(name) {
@@ -348,15 +394,38 @@ impl Toolbox {
         let mut seen_types: HashSet<String> = HashSet::new();
         let mut blocks: Vec<String> = Vec::new();
         let mut frontier: Vec<String> = Vec::new();
+        let mut type_blocks: Vec<(usize, String)> = Vec::new();
         for c in &resolved {
             if let Coordinate::Type(t) = c {
                 if !seen_types.insert(t.clone()) {
                     continue;
                 }
+                type_blocks.push((blocks.len(), t.clone()));
             }
             let (text, refs) = coordinate_sdl(graph, c);
             blocks.push(text);
             frontier.extend(refs);
+        }
+        // Over the answer's cap with descriptions: the types asked for lose their
+        // descriptions (every member and signature stays), so the last ones asked for
+        // are not cut off.
+        let mut bare = 0usize;
+        if !type_blocks.is_empty()
+            && self.meter.count(&blocks.join("\n")) > self.config.policy.max_result_tokens
+        {
+            for (i, t) in &type_blocks {
+                if let Some(b) = bare_type_sdl(graph, t) {
+                    blocks[*i] = b;
+                    bare += 1;
+                }
+            }
+            blocks.insert(
+                0,
+                format!(
+                    "# descriptions left out of the {bare} types asked for (with them the answer is over its {}-token cap); introspect `Type.field` for one field with its description.\n",
+                    self.config.policy.max_result_tokens
+                ),
+            );
         }
         // depth ≥ 2: the referenced types, compactly, under the expansion cap.
         let mut added: Vec<String> = Vec::new();
@@ -413,6 +482,7 @@ impl Toolbox {
                 "depth": depth,
                 "truncated": cut,
                 "notShown": left_out,
+                "descriptionsLeftOut": bare > 0,
             })),
         )
     }

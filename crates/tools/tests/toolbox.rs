@@ -196,6 +196,34 @@ fn introspect_depth_two_is_compact_capped_and_names_what_it_left_out() {
     assert!(out.tokens < 1_500, "{}", out.tokens);
 }
 
+/// Several big types asked for at once: with descriptions the answer would pass its
+/// token cap and the last types would be cut off; without them every type asked for is
+/// there whole, and the answer says what it left out. A small type keeps its
+/// descriptions.
+#[test]
+fn introspect_of_big_types_drops_descriptions_before_types() {
+    let tools = common::toolbox("github");
+    let asked = ["PullRequest", "Issue", "Commit"];
+    let out = tools.introspect(&IntrospectRequest::new(asked));
+    assert!(!out.is_error, "{}", out.text);
+    let v = out.structured.clone().expect("structured");
+    assert_eq!(v["truncated"], false, "{}", out.text);
+    assert_eq!(v["descriptionsLeftOut"], true);
+    assert!(out
+        .text
+        .starts_with("# descriptions left out of the 3 types asked for"));
+    for t in asked {
+        assert!(out.text.contains(&format!("type {t} implements")), "{t}");
+    }
+    // The last type asked for is whole: its last field is there.
+    assert!(out.text.contains("zipballUrl: URI!"), "Commit.zipballUrl");
+    assert!(!out.text.contains("\"\"\""), "no block descriptions");
+
+    let small = tools.introspect(&IntrospectRequest::new(["PushAllowance"]));
+    assert_eq!(small.structured.unwrap()["descriptionsLeftOut"], false);
+    assert!(small.text.contains("\"\"\""), "{}", small.text);
+}
+
 #[test]
 fn hits_on_abstract_types_name_the_members_behind_them() {
     let tools = common::toolbox("github");
