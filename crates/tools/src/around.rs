@@ -212,8 +212,11 @@ pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<Stri
     out
 }
 
-/// Top hits whose return types' fields are listed.
-const RETURN_HITS: usize = 3;
+/// Top hits whose return types' fields are listed: every hit of a default page. Chosen
+/// left one API out over 3 / 4 / 5 / 6 / 8 / 10 / 12 (tools bench, page policy, mean over
+/// 1 / 2 / 3 calls, ties to the fewest tokens read): each pair picks 10; dev within 1 /
+/// 3 calls 47.1 / 72.6% at 3, 52.4 / 73.3% at 10 (docs/benchmarks.md, fifteenth session).
+const RETURN_HITS: usize = 10;
 /// Most fields listed per return type. 16 with the basic-first order of [`fields_line`]
 /// (tools bench, page policy, dev, within 1 / 2 / 3 calls: 41.1 / 57.9 / 58.7% at 8 in
 /// declaration order, 42.1 / 58.2 / 58.9% at 8 basic first, 43.5 / 58.7 / 59.9% at 16;
