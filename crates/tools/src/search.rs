@@ -40,7 +40,7 @@ pub fn short_definition(e: &Entry) -> String {
             .map(|a| a.name.as_str())
             .collect();
         let shown = optional.len().min(6);
-        parts.extend(optional[..shown].iter().map(|s| s.to_string()));
+        parts.extend(optional[..shown].iter().map(|s| format!("{s}:")));
         if optional.len() > shown {
             parts.push("…".into());
         }

@@ -387,6 +387,41 @@ fn first_person_search_lists_the_way_in_through_the_current_caller_first() {
     }
 }
 
+/// A hit's one-line definition writes its arguments in coordinate syntax, `name:`, the
+/// optional ones too (`ProjectV2.items(after:, before:, first:, …)`), as the ways in do:
+/// they were bare names (`items(after, before, first, …)`).
+#[test]
+fn hit_definitions_write_arguments_as_coordinates() {
+    let tools = common::toolbox("github");
+    let mut req =
+        SearchRequest::new("Which project items in the octocat organization are archived?");
+    req.limit = 30;
+    let v = tools.search_schema(&req).structured.unwrap();
+    let items = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["coordinate"] == "ProjectV2.items")
+        .unwrap_or_else(|| panic!("ProjectV2.items is not a result"));
+    let def = items["definition"].as_str().unwrap();
+    assert!(
+        def.starts_with("ProjectV2.items(after:, before:, first:, last:, orderBy:, query:)"),
+        "{def}"
+    );
+    // Every argument on the page is written `name:` (a required one with its type).
+    for r in v["results"].as_array().unwrap() {
+        let def = r["definition"].as_str().unwrap();
+        let sig = def.split(" — ").next().unwrap_or(def);
+        let Some((_, rest)) = sig.split_once('(') else {
+            continue;
+        };
+        let inside = rest.split_once(')').map_or(rest, |x| x.0);
+        for part in inside.split(", ") {
+            assert!(part == "…" || part.contains(':'), "{part} in {def}");
+        }
+    }
+}
+
 /// Up to 12 links: a repository's discussions (the list a question about "discussions in
 /// a repository" reads, with its `answered:` filter) come 7th among the links between
 /// the hits' types, after the discussion's own links and two user lists.
