@@ -223,10 +223,19 @@ const RETURN_HITS: usize = 10;
 /// docs/benchmarks.md, fifteenth session).
 const RETURN_FIELDS: usize = 16;
 
+/// A type of at most this many fields (an actor, a status, an environment) is listed
+/// under any hit or folded field returning it, not only under the top hits. Left one
+/// API out over 0 / 4 / 6 / 8 / 12 / 16 / 24 (page policy, mean over 1 / 2 / 3 calls,
+/// ties to the fewest tokens read) the pairs pick 12 (github out) and 24 (linear out);
+/// 12 (dev within 3 calls 74.8% -> 77.2%, first answer 1,316 -> 1,489 tokens) rather
+/// than 24 (77.4%, 1,619 tokens; docs/benchmarks.md, fifteenth session).
+const SMALL_TYPE_FIELDS: usize = 12;
+
 /// What the hits return, one level down: for each of the first [`RETURN_HITS`] field
 /// hits returning an object (connections unwrapped, root types excluded), and for every
-/// other field hit on the page returning a value object
-/// ([`SchemaGraph::is_value_object`]: an amount and its currency), its non-deprecated
+/// other field hit on the page (folded ones included) returning a value object
+/// ([`SchemaGraph::is_value_object`]: an amount and its currency) or a small type (at
+/// most [`SMALL_TYPE_FIELDS`] fields), its non-deprecated
 /// fields without required arguments, up to [`RETURN_FIELDS`], as `Hit -> Type: Type.a,
 /// Type.b, …`, so a selection can be written without another call. A value object
 /// nested in a listed one (a taxed amount's `gross` amount) follows it. Each type is
@@ -253,7 +262,8 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         };
         let named = f.ty.inner_named_type().as_str();
         let t = gqlnav_search::unwrap_connection(graph, named).unwrap_or_else(|| named.to_string());
-        if !top && !graph.is_value_object(&t) {
+        let small = field_map(graph, &t).is_some_and(|fs| fs.len() <= SMALL_TYPE_FIELDS);
+        if !top && !small && !graph.is_value_object(&t) {
             continue;
         }
         let mut queue = std::collections::VecDeque::from([(coordinate.clone(), t)]);

@@ -422,6 +422,37 @@ fn hit_definitions_write_arguments_as_coordinates() {
     }
 }
 
+/// A small type (at most 12 fields) is listed under any hit or folded field returning
+/// it, not only under the top hits: `PullRequest.mergedBy -> Actor: Actor.login, …`
+/// for merged pull requests "with each author's login".
+#[test]
+fn a_small_type_is_listed_under_any_hit_returning_it() {
+    let tools = common::toolbox("github");
+    let v = tools
+        .search_schema(&SearchRequest::new(
+            "List merged pull requests in the octocat/example repository with each author's login, additions, deletions, and merge timestamp.",
+        ))
+        .structured
+        .unwrap();
+    let returns = returns_of(&v);
+    let actor = returns
+        .iter()
+        .find(|r| r.contains(" -> Actor: "))
+        .unwrap_or_else(|| panic!("no line for Actor: {returns:?}"));
+    assert!(actor.contains("Actor.login"), "{actor}");
+    // The field returning it is folded into a result (`more:`), not a result itself:
+    // before, a folded field listed only the value objects it returns.
+    let from = actor.split_once(" -> ").unwrap().0;
+    let results = v["results"].as_array().unwrap();
+    assert!(!results.iter().any(|r| r["coordinate"] == from), "{from}");
+    assert!(
+        results.iter().any(|r| r["moreOnType"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|c| c == from))),
+        "{from} is not folded into a result"
+    );
+}
+
 /// Up to 12 links: a repository's discussions (the list a question about "discussions in
 /// a repository" reads, with its `answered:` filter) come 7th among the links between
 /// the hits' types, after the discussion's own links and two user lists.
@@ -522,7 +553,12 @@ fn search_shows_what_the_top_hits_return() {
         .iter()
         .filter(|r| {
             let ty = r.split_once(" -> ").unwrap().1.split_once(": ").unwrap().0;
-            !g.is_value_object(ty)
+            let small = match g.schema.types.get(ty) {
+                Some(apollo_compiler::schema::ExtendedType::Object(o)) => o.fields.len() <= 12,
+                Some(apollo_compiler::schema::ExtendedType::Interface(i)) => i.fields.len() <= 12,
+                _ => false,
+            };
+            !g.is_value_object(ty) && !small
         })
         .count();
     assert!(!returns.is_empty() && entities <= 10, "{returns:?}");
@@ -536,12 +572,13 @@ fn search_shows_what_the_top_hits_return() {
         let (hit, rest) = r.split_once(" -> ").unwrap();
         let (ty, fields) = rest.split_once(": ").unwrap();
         assert!(
-            v["results"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|x| x["coordinate"] == hit),
-            "{hit} is not a hit"
+            v["results"].as_array().unwrap().iter().any(|x| {
+                x["coordinate"] == hit
+                    || x["moreOnType"]
+                        .as_array()
+                        .is_some_and(|m| m.iter().any(|c| c == hit))
+            }),
+            "{hit} is neither a hit nor folded into one"
         );
         for f in fields.split(", ").filter(|f| !f.starts_with('…')) {
             let (owner, _) = f.split_once('.').unwrap();
