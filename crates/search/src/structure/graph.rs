@@ -47,9 +47,9 @@ pub fn lookup_collection_path(
 
 /// The cheapest root path to `ty` through a collection of it that can be *selected
 /// from*: the field returning the list or the connection takes arguments (a filter, a
-/// page size) and requires none, when none of `ways` is such a path; `None` otherwise. A fixed list with
-/// no arguments (an "archived" or "recently used" list) is not the collection a
-/// question about many of a type reads. Among paths of equal cost, the collection
+/// page size) and requires none, when none of `ways` is such a path; `None` otherwise.
+/// A fixed list with no arguments (an "archived" or "recently used" list) is not the
+/// collection a question about many of a type reads. Among paths of equal cost, the collection
 /// field whose name adds the fewest words to the type's name comes first (`teams`
 /// before `administrableTeams` for `Team`), then the schema graph's path order. The
 /// search page lists it among the ways in.
@@ -64,7 +64,6 @@ pub fn selectable_collection_path(
     {
         return None;
     }
-    let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
     let own = crate::Analyzer::Identifier.index_terms(ty);
     let qualifiers = |field: &str| {
         crate::Analyzer::Identifier
@@ -78,20 +77,8 @@ pub fn selectable_collection_path(
         ..PathOptions::default()
     };
     let mut best: Option<((u64, usize, usize), Vec<String>)> = None;
-    for fr in graph.producers(ty) {
-        let coord = format!("{}.{}", fr.owner, fr.field);
-        if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
-            continue;
-        }
-        let d = if fr.owner == query {
-            0.0
-        } else {
-            match graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner) {
-                Some(d) => d,
-                None => continue,
-            }
-        };
-        for p in graph.paths_to_type(&fr.owner, Some(&coord), opts) {
+    for (owner, coord, d) in collection_fields(graph, ty) {
+        for p in graph.paths_to_type(&owner, Some(&coord), opts) {
             let Some(field) = selectable_collection_field(graph, &p, ty) else {
                 continue;
             };
@@ -109,25 +96,37 @@ pub fn selectable_collection_path(
 /// Paths compared per collection field by [`selectable_collection_path`].
 const SELECTABLE_PATH_CHOICES: usize = 8;
 
+/// The fields producing `ty` that are collections of it ([`is_collection_path`]), each as
+/// (owner, `Owner.field`, the owner's distance from the query root), in producer order;
+/// owners the query root cannot reach are left out.
+fn collection_fields(graph: &SchemaGraph, ty: &str) -> Vec<(String, String, f64)> {
+    let Some(query) = graph.root(gqlnav_schema::RootKind::Query) else {
+        return Vec::new();
+    };
+    graph
+        .producers(ty)
+        .iter()
+        .filter_map(|fr| {
+            let coord = format!("{}.{}", fr.owner, fr.field);
+            if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
+                return None;
+            }
+            let d = if fr.owner == query {
+                0.0
+            } else {
+                graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner)?
+            };
+            Some((fr.owner.clone(), coord, d))
+        })
+        .collect()
+}
+
 /// The cheapest root path that reaches `ty` through a collection of it (a field
 /// returning a list of `ty`, or the `nodes`/`node` field of its connection or edge),
 /// in the schema graph's path order; `None` when there is none.
 fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
-    let query = graph.root(gqlnav_schema::RootKind::Query)?.to_string();
     let mut best: Option<(f64, Vec<String>)> = None;
-    for fr in graph.producers(ty) {
-        let coord = format!("{}.{}", fr.owner, fr.field);
-        if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
-            continue;
-        }
-        let d = if fr.owner == query {
-            0.0
-        } else {
-            match graph.distance_from_root(gqlnav_schema::RootKind::Query, &fr.owner) {
-                Some(d) => d,
-                None => continue,
-            }
-        };
+    for (owner, coord, d) in collection_fields(graph, ty) {
         if best.as_ref().is_some_and(|(bd, _)| *bd <= d) {
             continue;
         }
@@ -136,7 +135,7 @@ fn collection_path(graph: &SchemaGraph, ty: &str) -> Option<Vec<String>> {
             ..PathOptions::default()
         };
         if let Some(p) = graph
-            .paths_to_type(&fr.owner, Some(&coord), one)
+            .paths_to_type(&owner, Some(&coord), one)
             .into_iter()
             .next()
         {
