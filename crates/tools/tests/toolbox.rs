@@ -427,12 +427,10 @@ fn hit_definitions_write_arguments_as_coordinates() {
 #[test]
 fn a_small_type_is_listed_under_any_hit_returning_it() {
     let tools = common::toolbox("github");
-    let v = tools
-        .search_schema(&SearchRequest::new(
-            "List merged pull requests in the octocat/example repository with each author's login, additions, deletions, and merge timestamp.",
-        ))
-        .structured
-        .unwrap();
+    let v = page_of(
+        &tools,
+        "List merged pull requests in the octocat/example repository with each author's login, additions, deletions, and merge timestamp.",
+    );
     let returns = returns_of(&v);
     let actor = returns
         .iter()
@@ -458,18 +456,11 @@ fn a_small_type_is_listed_under_any_hit_returning_it() {
 #[test]
 fn links_reach_past_the_first_six() {
     let tools = common::toolbox("github");
-    let v = tools
-        .search_schema(&SearchRequest::new(
-            "Which discussions in the octocat/example repository have been marked as answered?",
-        ))
-        .structured
-        .unwrap();
-    let links: Vec<&str> = v["links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let v = page_of(
+        &tools,
+        "Which discussions in the octocat/example repository have been marked as answered?",
+    );
+    let links = links_of(&v);
     let at = links
         .iter()
         .position(|l| l.starts_with("Repository.discussions(") && l.contains("answered:"));
@@ -486,12 +477,7 @@ fn search_lists_link_fields_between_the_hits_types() {
         "pull requests associated with a deployment",
     ));
     let v = out.structured.unwrap();
-    let links: Vec<&str> = v["links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let links = links_of(&v);
     assert!(!links.is_empty() && links.len() <= 12, "{links:?}");
     assert!(
         out.text.contains("Links between these types:"),
@@ -526,6 +512,24 @@ fn search_lists_link_fields_between_the_hits_types() {
             "{l}: returns {named}"
         );
     }
+}
+
+/// The structured content of a first search page for `q`.
+fn page_of(tools: &gqlnav_tools::Toolbox, q: &str) -> serde_json::Value {
+    tools
+        .search_schema(&SearchRequest::new(q))
+        .structured
+        .expect("structured content")
+}
+
+/// The `links` lines of a search answer's structured content.
+fn links_of(v: &serde_json::Value) -> Vec<&str> {
+    v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect()
 }
 
 /// The `returns` lines of a search answer's structured content.
