@@ -98,6 +98,7 @@ impl Slicer {
             auto_knobs = Knobs {
                 max_child_types: opts.knobs.auto_child_types,
                 type_leaves: opts.knobs.auto_type_leaves,
+                label_blend: opts.knobs.auto_label_blend,
                 ..opts.knobs.clone()
             };
             &auto_knobs

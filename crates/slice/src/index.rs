@@ -53,6 +53,8 @@ pub struct Slicer {
     pub(crate) family: Vec<Vec<String>>,
     /// per doc: the field returns an interface or union standing for many types
     pub(crate) generic_hop: Vec<bool>,
+    /// per doc: a *label* field ([`Slicer::is_label`]), which `label_blend` values
+    pub(crate) label: Vec<bool>,
     /// o200k_base and cl100k_base meters that remember line counts across slices
     meters: [CachedMeter; 2],
     /// (type, choices, depth) -> candidate root paths as docs
@@ -150,6 +152,7 @@ impl Slicer {
             root_entries_of: HashMap::default(),
             family: Vec::new(),
             generic_hop: Vec::new(),
+            label: Vec::new(),
             meters: [
                 CachedMeter::new(Encoding::O200kBase),
                 CachedMeter::new(Encoding::Cl100kBase),
@@ -201,7 +204,33 @@ impl Slicer {
             .iter()
             .map(|e| slicer.graph.possible_types(&e.named_type).len() > SMALL_ABSTRACT)
             .collect();
+        slicer.label = (0..slicer.corpus.len())
+            .map(|d| slicer.is_label(d))
+            .collect();
         Ok(slicer)
+    }
+
+    /// A *label*: a field that names or states one record of its type, as `name`,
+    /// `title`, `number` or `state` do. Told from the schema alone: a single scalar or
+    /// enum (not a list, not an `ID`, not a `Boolean` flag), no required argument, not
+    /// deprecated, a one-word name, on an ordinary type (not a connection or edge).
+    fn is_label(&self, d: usize) -> bool {
+        let e = &self.corpus.entries[d];
+        let nt = e.named_type.as_str();
+        let leaf = matches!(
+            self.graph.schema.types.get(nt),
+            Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_))
+        );
+        leaf && !e.is_list()
+            && nt != "ID"
+            && nt != "Boolean"
+            && e.deprecated.is_none()
+            && !e.args.iter().any(|a| a.required)
+            && unwrap_connection(&self.graph, &e.owner).is_none()
+            && gqlnav_search::Analyzer::Identifier
+                .index_terms(&e.name)
+                .len()
+                == 1
     }
 
     fn build_conn_memo(&self) -> HashMap<String, Vec<usize>> {

@@ -200,6 +200,11 @@ impl Slicer {
                 .map(Vec::as_slice)
                 .unwrap_or(&[])
             {
+                let cv = if self.label[f] {
+                    cv.max(knobs.label_blend * v)
+                } else {
+                    cv
+                };
                 if cv >= knobs.value_floor && pool.val.get(&f).is_none_or(|x| *x < cv) {
                     pool.val.insert(f, cv);
                     let fp = self.package(cx, f, knobs);
