@@ -295,20 +295,30 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
 /// arguments, up to [`RETURN_FIELDS`], basic ones first; `None` when there are none.
 /// Basic first, from the schema alone: Boolean flags last (as the compiled tools'
 /// default selections put them), then names of fewer words first (`title`, `state`
-/// before `bodyResourcePath`), then declaration order. Declaration order alone is often
+/// before `bodyResourcePath`), then, among names of as many words, single values (a
+/// scalar or enum, not a list, not an `ID`) before the rest (`title` before `assignees`
+/// and `author`), then declaration order. Declaration order alone is often
 /// alphabetical, and GitHub's `Issue` listed `activeLockReason` … `body*` and never
-/// reached `number` or `title`.
+/// reached `number` or `title`; by words alone its one-word links (`assignees`,
+/// `author`, `comments`, `labels`, …) still came before `title`.
 fn fields_line(graph: &SchemaGraph, from: &str, t: &str) -> Option<String> {
     let fs = field_map(graph, t)?;
-    let mut names: Vec<(bool, usize, usize, &str)> = fs
+    let mut names: Vec<(bool, usize, bool, usize, &str)> = fs
         .iter()
         .filter(|(_, d)| d.directives.get("deprecated").is_none())
         .filter(|(_, d)| !has_required_args(d))
         .enumerate()
         .map(|(i, (n, d))| {
-            let flag = d.ty.inner_named_type().as_str() == "Boolean";
+            let nt = d.ty.inner_named_type().as_str();
+            let flag = nt == "Boolean";
             let words = gqlnav_search::Analyzer::Identifier.index_terms(n).len();
-            (flag, words, i, n.as_str())
+            let value = nt != "ID"
+                && !d.ty.is_list()
+                && matches!(
+                    graph.schema.types.get(nt),
+                    Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_))
+                );
+            (flag, words, !value, i, n.as_str())
         })
         .collect();
     names.sort_unstable();
@@ -322,6 +332,6 @@ fn fields_line(graph: &SchemaGraph, from: &str, t: &str) -> Option<String> {
     } else {
         String::new()
     };
-    let lines: Vec<String> = names.iter().map(|n| format!("{t}.{}", n.3)).collect();
+    let lines: Vec<String> = names.iter().map(|n| format!("{t}.{}", n.4)).collect();
     Some(format!("{from} -> {t}: {}{tail}", lines.join(", ")))
 }

@@ -616,6 +616,7 @@ fn what_a_hit_returns_lists_basic_fields_first() {
         .filter(|f| !f.starts_with('…'))
         .collect();
     assert!(fields.contains(&"Issue.number"), "{issue}");
+    assert!(fields.contains(&"Issue.title"), "{issue}");
     assert!(!fields.contains(&"Issue.activeLockReason"), "{issue}");
     let g = &tools.generation().graph;
     let words = |f: &str| {
@@ -624,19 +625,32 @@ fn what_a_hit_returns_lists_basic_fields_first() {
             .len()
     };
     let issue_type = g.schema.types.get("Issue").unwrap();
-    let is_flag = |f: &str| {
+    let ty = |f: &str| {
         let field = f.split_once('.').unwrap().1;
         match issue_type {
-            apollo_compiler::schema::ExtendedType::Object(o) => {
-                o.fields[field].ty.inner_named_type().as_str() == "Boolean"
-            }
+            apollo_compiler::schema::ExtendedType::Object(o) => o.fields[field].ty.clone(),
             _ => unreachable!("Issue is an object type"),
         }
+    };
+    let is_flag = |f: &str| ty(f).inner_named_type().as_str() == "Boolean";
+    // A single scalar or enum value (not a list, not an ID) before a link of as many words.
+    let is_link = |f: &str| {
+        let t = ty(f);
+        let named = t.inner_named_type().as_str();
+        t.is_list()
+            || named == "ID"
+            || !matches!(
+                g.schema.types.get(named),
+                Some(
+                    apollo_compiler::schema::ExtendedType::Scalar(_)
+                        | apollo_compiler::schema::ExtendedType::Enum(_)
+                )
+            )
     };
     for pair in fields.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         assert!(
-            (is_flag(a), words(a)) <= (is_flag(b), words(b)),
+            (is_flag(a), words(a), is_link(a)) <= (is_flag(b), words(b), is_link(b)),
             "{a} before {b}: {issue}"
         );
     }
