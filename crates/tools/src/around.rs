@@ -216,6 +216,10 @@ pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<Stri
 /// left one API out over 3 / 4 / 5 / 6 / 8 / 10 / 12 (tools bench, page policy, mean over
 /// 1 / 2 / 3 calls, ties to the fewest tokens read): each pair picks 10; dev within 1 /
 /// 3 calls 47.1 / 72.6% at 3, 52.4 / 73.3% at 10 (docs/benchmarks.md, fifteenth session).
+/// The fields folded into a top hit count as that hit: left one API out over the fields
+/// listed for a folded field's big return type (0 / 2 / 4 / 6 / 8 / 10 / 12 / 16) each
+/// pair picks 16, all of them; dev within 1 / 3 calls 64.2 / 77.6% -> 66.3 / 80.3%, first
+/// answer 1,488 -> 1,820 tokens (docs/benchmarks.md, sixteenth session).
 const RETURN_HITS: usize = 10;
 /// Most fields listed per return type. 16 with the basic-first order of [`fields_line`]
 /// (tools bench, page policy, dev, within 1 / 2 / 3 calls: 41.1 / 57.9 / 58.7% at 8 in
@@ -232,10 +236,10 @@ const RETURN_FIELDS: usize = 16;
 const SMALL_TYPE_FIELDS: usize = 12;
 
 /// What the hits return, one level down: for each of the first [`RETURN_HITS`] field
-/// hits returning an object (connections unwrapped, root types excluded), and for every
-/// other field hit on the page (folded ones included) returning a value object
-/// ([`SchemaGraph::is_value_object`]: an amount and its currency) or a small type (at
-/// most [`SMALL_TYPE_FIELDS`] fields), its non-deprecated
+/// hits and each field folded into them (`more:`) returning an object (connections
+/// unwrapped, root types excluded), and for every lower field hit returning a value
+/// object ([`SchemaGraph::is_value_object`]: an amount and its currency) or a small
+/// type (at most [`SMALL_TYPE_FIELDS`] fields), its non-deprecated
 /// fields without required arguments, up to [`RETURN_FIELDS`], as `Hit -> Type: Type.a,
 /// Type.b, …`, so a selection can be written without another call. A value object
 /// nested in a listed one (a taxed amount's `gross` amount) follows it. Each type is
@@ -243,15 +247,16 @@ const SMALL_TYPE_FIELDS: usize = 12;
 pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut done: Vec<String> = Vec::new();
-    // The hits in page order, each followed by the fields folded into it by type (those
-    // count as lower hits: only their value objects are listed).
+    // The hits in page order, each followed by the fields folded into it by type (they
+    // count as the hit they are folded into).
     let hits = items
         .iter()
         .filter(|i| i.kind == "field")
         .enumerate()
         .flat_map(|(i, it)| {
-            std::iter::once((i < RETURN_HITS, &it.coordinate))
-                .chain(it.more_on_type.iter().map(|c| (false, c)))
+            let top = i < RETURN_HITS;
+            std::iter::once((top, &it.coordinate))
+                .chain(it.more_on_type.iter().map(move |c| (top, c)))
         });
     for (top, coordinate) in hits {
         let Some((owner, field)) = coordinate.split_once('.') else {

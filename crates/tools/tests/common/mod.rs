@@ -55,3 +55,47 @@ fn bundled_path(p: &Path, id: &str) -> Arc<SchemaGraph> {
     let sdl = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     Arc::new(gqlnav_schema::load_sdl_str(&sdl, id).unwrap())
 }
+
+/// The coordinates of a ranked page's results, in order.
+#[allow(dead_code)]
+pub fn result_coordinates(v: &serde_json::Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["coordinate"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The structured content of a first search page for `q`.
+#[allow(dead_code)]
+pub fn page_of(tools: &Toolbox, q: &str) -> serde_json::Value {
+    tools
+        .search_schema(&gqlnav_tools::SearchRequest::new(q))
+        .structured
+        .expect("structured content")
+}
+
+/// The `links` lines of a search answer's structured content.
+#[allow(dead_code)]
+pub fn links_of(v: &serde_json::Value) -> Vec<&str> {
+    v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect()
+}
+
+/// The `returns` lines of a search answer's structured content.
+#[allow(dead_code)]
+pub fn returns_of(v: &serde_json::Value) -> Vec<&str> {
+    v["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect()
+}
