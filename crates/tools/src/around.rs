@@ -169,7 +169,9 @@ const MAX_LINKS: usize = 12;
 /// Link fields between the types of the top hits: fields of one such type (an owner or
 /// an object return type of a hit, root types excluded) that return another (directly,
 /// or as a connection of it), and are not hits themselves, written with their argument
-/// names. They join two parts of a question ("pull requests of a deployment").
+/// names and, through a connection, the hop to its nodes (`Project.issues(first:, …) >
+/// IssueConnection.nodes -> Issue`). They join two parts of a question ("pull requests
+/// of a deployment").
 pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
     let fields_of = |t: &str| field_map(graph, t).filter(|_| graph.root_kind(t).is_none());
     let target =
@@ -199,10 +201,14 @@ pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<Stri
             if f.directives.get("deprecated").is_some() {
                 continue;
             }
-            let b = target(f.ty.inner_named_type().as_str());
+            let named = f.ty.inner_named_type().as_str();
+            let b = target(named);
             let coord = format!("{a}.{name}");
             if &b != a && types.contains(&b) && !hits.contains(coord.as_str()) {
-                out.push(format!("{} -> {b}", with_args(graph, &coord)));
+                let hop = connection_hop(graph, named, &b)
+                    .map(|h| format!(" > {h}"))
+                    .unwrap_or_default();
+                out.push(format!("{}{hop} -> {b}", with_args(graph, &coord)));
                 if out.len() == MAX_LINKS {
                     return out;
                 }
@@ -241,7 +247,8 @@ const SMALL_TYPE_FIELDS: usize = 12;
 /// object ([`SchemaGraph::is_value_object`]: an amount and its currency) or a small
 /// type (at most [`SMALL_TYPE_FIELDS`] fields), its non-deprecated
 /// fields without required arguments, up to [`RETURN_FIELDS`], as `Hit -> Type: Type.a,
-/// Type.b, …`, so a selection can be written without another call. A value object
+/// Type.b, …` (`Hit > XConnection.nodes -> Type: …` through a connection), so a
+/// selection can be written without another call. A value object
 /// nested in a listed one (a taxed amount's `gross` amount) follows it. Each type is
 /// listed once.
 pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
@@ -271,7 +278,11 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         if !top && !small && !graph.is_value_object(&t) {
             continue;
         }
-        let mut queue = std::collections::VecDeque::from([(coordinate.clone(), t)]);
+        let from = match connection_hop(graph, named, &t) {
+            Some(hop) => format!("{coordinate} > {hop}"),
+            None => coordinate.clone(),
+        };
+        let mut queue = std::collections::VecDeque::from([(from, t)]);
         while let Some((from, t)) = queue.pop_front() {
             if done.contains(&t) || graph.root_kind(&t).is_some() {
                 continue;
@@ -294,6 +305,31 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
         }
     }
     out
+}
+
+/// How a selection reaches `node` through the connection or edge type `wrapper`:
+/// `XConnection.nodes`, else `XConnection.edges > XEdge.node` (`XEdge.node` for an edge
+/// type); `None` when `wrapper` is `node` itself or neither is there.
+fn connection_hop(graph: &SchemaGraph, wrapper: &str, node: &str) -> Option<String> {
+    if wrapper == node {
+        return None;
+    }
+    let fs = field_map(graph, wrapper)?;
+    let to_node = |f: &str| {
+        fs.get(f)
+            .is_some_and(|d| d.ty.inner_named_type().as_str() == node)
+    };
+    if to_node("nodes") {
+        return Some(format!("{wrapper}.nodes"));
+    }
+    if to_node("node") {
+        return Some(format!("{wrapper}.node"));
+    }
+    let edge = fs.get("edges")?.ty.inner_named_type().as_str();
+    let es = field_map(graph, edge)?;
+    es.get("node")
+        .filter(|d| d.ty.inner_named_type().as_str() == node)
+        .map(|_| format!("{wrapper}.edges > {edge}.node"))
 }
 
 /// `from -> T: T.a, T.b, … +N`: the non-deprecated fields of `t` without required

@@ -277,7 +277,15 @@ fn search_lists_link_fields_between_the_hits_types() {
         .collect();
     for l in &links {
         let (field, ret) = l.split_once(" -> ").unwrap();
+        // Through a connection the line names the hop to its nodes: `… > XConnection.nodes`.
+        let (field, hop) = field.split_once(" > ").unwrap_or((field, ""));
         let coord = field.split('(').next().unwrap();
+        if !hop.is_empty() {
+            assert!(
+                hop.ends_with(".nodes") || hop.ends_with(".node"),
+                "{l}: the hop goes to the nodes"
+            );
+        }
         assert!(!hits.contains(&coord), "{coord} is a hit already");
         let (ty, f) = coord.split_once('.').unwrap();
         let def = match g.schema.types.get(ty) {
@@ -329,6 +337,7 @@ fn search_shows_what_the_top_hits_return() {
 
     for r in &returns {
         let (hit, rest) = r.split_once(" -> ").unwrap();
+        let hit = hit.split_once(" > ").map_or(hit, |(h, _)| h);
         let (ty, fields) = rest.split_once(": ").unwrap();
         assert!(
             v["results"].as_array().unwrap().iter().any(|x| {
@@ -626,5 +635,40 @@ fn a_field_folded_into_a_top_hit_lists_what_it_returns() {
             .as_array()
             .is_some_and(|m| m.iter().any(|c| c == from))),
         "{from} is not folded into a top result: {results:?}"
+    );
+}
+
+/// Through a connection, what a hit returns and a link say how to reach the nodes:
+/// `Query.projects > ProjectConnection.nodes -> Project: …` and `Project.issues(…) >
+/// IssueConnection.nodes -> Issue`.
+#[test]
+fn return_and_link_lines_say_how_to_pass_a_connection() {
+    let tools = common::toolbox("linear");
+    let v = page_of(
+        &tools,
+        "Show me cross-team projects with their leads and target completion dates.",
+    );
+    let returns = returns_of(&v);
+    assert!(
+        returns
+            .iter()
+            .any(|r| r.starts_with("Query.projects > ProjectConnection.nodes -> Project: ")),
+        "{returns:?}"
+    );
+    let links = links_of(&v);
+    let issues = links
+        .iter()
+        .find(|l| l.starts_with("Project.issues("))
+        .unwrap_or_else(|| panic!("no Project.issues link: {links:?}"));
+    assert!(
+        issues.ends_with(") > IssueConnection.nodes -> Issue"),
+        "{issues}"
+    );
+    // A field returning the type itself has no hop.
+    assert!(
+        links
+            .iter()
+            .any(|l| l.starts_with("ProjectMilestone.project -> Project")),
+        "{links:?}"
     );
 }
