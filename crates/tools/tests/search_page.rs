@@ -227,11 +227,18 @@ fn a_small_type_is_listed_under_any_hit_returning_it() {
     let results = v["results"].as_array().unwrap();
     assert!(!results.iter().any(|r| r["coordinate"] == from), "{from}");
     assert!(
-        results.iter().any(|r| r["moreOnType"]
-            .as_array()
-            .is_some_and(|m| m.iter().any(|c| c == from))),
+        folded_into(results, from, results.len()),
         "{from} is not folded into a result"
     );
+}
+
+/// Is `coordinate` folded (`moreOnType`) into one of the first `top` results?
+fn folded_into(results: &[serde_json::Value], coordinate: &str, top: usize) -> bool {
+    results.iter().take(top).any(|r| {
+        r["moreOnType"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|c| c == coordinate))
+    })
 }
 
 /// Up to 12 links: a repository's discussions (the list a question about "discussions in
@@ -604,6 +611,16 @@ fn one_type_does_not_fill_a_search_page() {
     );
 }
 
+/// Linear's toolbox and its page for "projects with their leads and target dates".
+fn projects_with_leads() -> (gqlnav_tools::Toolbox, serde_json::Value) {
+    let tools = common::toolbox("linear");
+    let v = page_of(
+        &tools,
+        "Show me cross-team projects with their leads and target completion dates.",
+    );
+    (tools, v)
+}
+
 /// A field folded into a top hit (`more:`) lists what it returns like the hit itself,
 /// however big that type: "projects with their leads" folds `Project.lead` under the
 /// project's target date, and the lead's `User.name` is on the page (before, a folded
@@ -611,11 +628,7 @@ fn one_type_does_not_fill_a_search_page() {
 /// has dozens).
 #[test]
 fn a_field_folded_into_a_top_hit_lists_what_it_returns() {
-    let tools = common::toolbox("linear");
-    let v = page_of(
-        &tools,
-        "Show me cross-team projects with their leads and target completion dates.",
-    );
+    let (tools, v) = projects_with_leads();
     let returns = returns_of(&v);
     let user = returns
         .iter()
@@ -631,9 +644,7 @@ fn a_field_folded_into_a_top_hit_lists_what_it_returns() {
     let from = user.split_once(" -> ").unwrap().0;
     let results = v["results"].as_array().unwrap();
     assert!(
-        results.iter().take(10).any(|r| r["moreOnType"]
-            .as_array()
-            .is_some_and(|m| m.iter().any(|c| c == from))),
+        folded_into(results, from, 10),
         "{from} is not folded into a top result: {results:?}"
     );
 }
@@ -643,11 +654,7 @@ fn a_field_folded_into_a_top_hit_lists_what_it_returns() {
 /// IssueConnection.nodes -> Issue`.
 #[test]
 fn return_and_link_lines_say_how_to_pass_a_connection() {
-    let tools = common::toolbox("linear");
-    let v = page_of(
-        &tools,
-        "Show me cross-team projects with their leads and target completion dates.",
-    );
+    let (_, v) = projects_with_leads();
     let returns = returns_of(&v);
     assert!(
         returns
