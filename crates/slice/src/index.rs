@@ -217,11 +217,8 @@ impl Slicer {
     fn is_label(&self, d: usize) -> bool {
         let e = &self.corpus.entries[d];
         let nt = e.named_type.as_str();
-        let leaf = matches!(
-            self.graph.schema.types.get(nt),
-            Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_))
-        );
-        leaf && !e.is_list()
+        self.is_leaf(d)
+            && !e.is_list()
             && nt != "ID"
             && nt != "Boolean"
             && e.deprecated.is_none()

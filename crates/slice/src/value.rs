@@ -163,7 +163,7 @@ impl Slicer {
     }
 
     /// Does field `d` return a scalar or an enum (no sub-selection)?
-    fn is_leaf(&self, d: usize) -> bool {
+    pub(crate) fn is_leaf(&self, d: usize) -> bool {
         matches!(
             self.graph
                 .schema
