@@ -39,7 +39,9 @@ pub enum ModeArg {
     Agent,
     /// Replay each WG question as an agent would, one tool call per step (the policy is
     /// --tools-policy), and report whether every mustInclude coordinate was shown within
-    /// 1, 2 and 3 calls, and the tokens read. No model.
+    /// 1, 2 and 3 calls, and the tokens read. No chat model; the tools rank with the
+    /// ranker flags, as `gqlnav serve` does (`--backend hybrid --model DIR` for the
+    /// local embedding model).
     Tools,
 }
 
@@ -264,11 +266,13 @@ fn run_tools(a: &BenchArgs) -> Result<()> {
             budget: a.tools_budget,
         },
     };
+    // The ranker flags build each toolbox's ranker as `gqlnav serve` builds it.
+    let factory = crate::cmd_serve::backend_factory(&a.backend, None)?;
     let mut results = Vec::new();
     for set in &sets {
         let tools = gqlnav_tools::Toolbox::build(
             set.slicer.graph().clone(),
-            None,
+            Some(factory.clone()),
             gqlnav_tools::ToolsConfig::default(),
         )?;
         let pb = progress(

@@ -666,6 +666,42 @@ fn docs_index_and_search_on_bundled_pages_and_store_flag_errors() {
     assert!(e.contains("gqlnav docs index"), "{e}");
 }
 
+/// `bench --mode tools` ranks with the ranker flags, as `serve` does: the same page
+/// policy over plain BM25 shows other pages than over the default structure ranker.
+#[test]
+fn bench_tools_mode_ranks_with_the_ranker_flags() {
+    let wg = common::repo().join("benchmarks/wg");
+    let tokens = |extra: &[&str]| -> Vec<u64> {
+        let mut args = vec![
+            "bench",
+            "--mode",
+            "tools",
+            "--tools-policy",
+            "page",
+            "--wg",
+            wg.to_str().unwrap(),
+            "--schema-ids",
+            "singapore",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let v = run_json(&args);
+        v["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["tokens"].as_u64().unwrap())
+            .collect()
+    };
+    let structure = tokens(&[]);
+    let bm25 = tokens(&["--backend", "bm25"]);
+    assert_eq!(structure.len(), 16);
+    assert_ne!(
+        structure, bm25,
+        "the --backend flag did not reach the tools"
+    );
+}
+
 /// `bench --mode tools` on the bundled singapore questions: every row replayed, the
 /// policy recorded, and what the tools showed graded per question.
 #[test]
