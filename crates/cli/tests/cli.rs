@@ -666,26 +666,32 @@ fn docs_index_and_search_on_bundled_pages_and_store_flag_errors() {
     assert!(e.contains("gqlnav docs index"), "{e}");
 }
 
+/// `bench --mode tools --tools-policy page` on the bundled singapore questions, as JSON,
+/// with `extra` flags.
+fn singapore_page_policy(extra: &[&str]) -> serde_json::Value {
+    let wg = common::repo().join("benchmarks/wg");
+    let mut args = vec![
+        "bench",
+        "--mode",
+        "tools",
+        "--tools-policy",
+        "page",
+        "--wg",
+        wg.to_str().unwrap(),
+        "--schema-ids",
+        "singapore",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    run_json(&args)
+}
+
 /// `bench --mode tools` ranks with the ranker flags, as `serve` does: the same page
 /// policy over plain BM25 shows other pages than over the default structure ranker.
 #[test]
 fn bench_tools_mode_ranks_with_the_ranker_flags() {
-    let wg = common::repo().join("benchmarks/wg");
     let tokens = |extra: &[&str]| -> Vec<u64> {
-        let mut args = vec![
-            "bench",
-            "--mode",
-            "tools",
-            "--tools-policy",
-            "page",
-            "--wg",
-            wg.to_str().unwrap(),
-            "--schema-ids",
-            "singapore",
-            "--json",
-        ];
-        args.extend_from_slice(extra);
-        let v = run_json(&args);
+        let v = singapore_page_policy(extra);
         v["questions"]
             .as_array()
             .unwrap()
@@ -741,20 +747,7 @@ fn bench_tools_mode_replays_the_scripted_policy() {
     // The page policy is recorded as such and replays every row too; `--report DIR`
     // writes the table, the JSON and one line per question.
     let dir = tempfile::tempdir().unwrap();
-    let p = run_json(&[
-        "bench",
-        "--mode",
-        "tools",
-        "--tools-policy",
-        "page",
-        "--wg",
-        wg.to_str().unwrap(),
-        "--schema-ids",
-        "singapore",
-        "--json",
-        "--report",
-        dir.path().to_str().unwrap(),
-    ]);
+    let p = singapore_page_policy(&["--report", dir.path().to_str().unwrap()]);
     assert_eq!(p["policy"]["kind"], "page");
     assert!(p["policyText"].as_str().unwrap().contains("owner types"));
     assert_eq!(p["questions"].as_array().unwrap().len(), 16);
