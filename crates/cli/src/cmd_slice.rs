@@ -24,7 +24,8 @@ pub struct SliceArgs {
     /// The question (natural language or keywords).
     #[arg(value_name = "QUESTION")]
     pub question: String,
-    /// Token budget; the slice never exceeds it. Without it the slicer picks a size.
+    /// Token budget; the slice never exceeds it. Without it the slicer picks a size, at most
+    /// 7,000 tokens (`--knobs {"defaultTokens": N}` moves that bound).
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
     /// Encoding of the budget and the reported token count: o200k_base, cl100k_base or
@@ -116,7 +117,7 @@ pub fn run(args: &SliceArgs, graph: Arc<SchemaGraph>) -> Result<()> {
     print!("{}", s.sdl);
     let size = match (s.budget, s.auto_size) {
         (Some(b), _) => format!("budget {b}"),
-        (None, Some(a)) => format!("auto size ~{a}"),
+        (None, Some(a)) => format!("auto size, at most {a}"),
         _ => String::new(),
     };
     println!(

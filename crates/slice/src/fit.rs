@@ -31,7 +31,8 @@ pub struct Slice {
     pub closed: bool,
     /// The budget asked for, if any.
     pub budget: Option<usize>,
-    /// The size the slicer aimed at without a budget (estimated tokens), if no budget.
+    /// Without a budget, the size the slice was fitted to (tokens of `encoding`,
+    /// [`Knobs::default_tokens`]).
     pub auto_size: Option<usize>,
     /// Rendered field, argument and input-field coordinates.
     pub coordinates: Vec<String>,
@@ -121,10 +122,9 @@ impl Slicer {
             enum_small: knobs.enum_small,
         };
         let meter = self.meter(opts.encoding);
-        let mut target = opts
-            .budget
-            .map(|b| b as f32 * knobs.first_fill)
-            .unwrap_or(knobs.default_tokens as f32);
+        // Without a budget the size target is the bound (`Knobs::default_tokens`).
+        let limit = opts.budget.unwrap_or(knobs.default_tokens);
+        let mut target = limit as f32 * knobs.first_fill;
         // The fields the question is most about keep their whole signature: an optional
         // argument (`since`, `query`, `isFork`) is how such a field is narrowed.
         let mut top_args = Vec::new();
@@ -146,7 +146,7 @@ impl Slicer {
             }
             let r = render(&self.graph, &sel, &cx.pr, ropts);
             let body_tokens = meter.count(&r.body);
-            let fits = opts.budget.is_none_or(|b| body_tokens <= b);
+            let fits = body_tokens <= limit;
             if fits || tries >= MAX_TRIES {
                 let mut s = Settled {
                     rendered: r,
@@ -161,20 +161,17 @@ impl Slicer {
                     s.rendered = render(&self.graph, &s.sel, &cx.pr, ropts);
                 }
                 if s.sel.len == 0 {
-                    if let (Some(b), Some(pkg)) = (
-                        opts.budget,
-                        unfit.or_else(|| {
-                            cands
-                                .first()
-                                .map(|(d, _)| self.package(&mut cx, *d, knobs).to_vec())
-                        }),
-                    ) {
-                        self.best_partial(&cx, &mut s, &pkg, b, ropts, meter);
+                    if let Some(pkg) = unfit.or_else(|| {
+                        cands
+                            .first()
+                            .map(|(d, _)| self.package(&mut cx, *d, knobs).to_vec())
+                    }) {
+                        self.best_partial(&cx, &mut s, &pkg, limit, ropts, meter);
                     }
                 }
-                return Ok(self.finish(s, rel.clone(), opts, meter));
+                return Ok(self.finish(s, rel.clone(), opts, limit, meter));
             }
-            target *= (opts.budget.unwrap_or(1) as f32 / body_tokens as f32).min(0.97) * 0.97;
+            target *= (limit as f32 / body_tokens as f32).min(0.97) * 0.97;
         }
     }
 
@@ -250,6 +247,7 @@ impl Slicer {
         s: Settled,
         rel: Relevance,
         opts: &SliceOptions,
+        limit: usize,
         meter: &CachedMeter,
     ) -> Slice {
         let Settled {
@@ -268,12 +266,12 @@ impl Slicer {
                 not_shown_line(&r.not_shown)
             );
             let with_tokens = meter.count_appended(&sdl, tokens, &line);
-            if opts.budget.is_none_or(|b| with_tokens <= b) {
+            if with_tokens <= limit {
                 sdl.push_str(&line);
                 tokens = with_tokens;
             }
         }
-        if opts.budget.is_some_and(|b| tokens > b) {
+        if tokens > limit {
             // Even the smallest well-formed slice (closed form: a query-root stub) is over
             // the budget: return nothing rather than exceed it.
             sdl.clear();

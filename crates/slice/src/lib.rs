@@ -26,7 +26,7 @@
 //!    connection on the way (`edges` and the edge type only when the edge carries data);
 //!    and, for a small return type, its scalar and enum leaves.
 //! 4. **Pick** (`pick`) packages greedily by value per estimated token until the budget
-//!    (or, without one, [`Knobs::default_tokens`]) is reached; then add the remaining
+//!    (without one, the auto size [`Knobs::default_tokens`], fitted the same way) is reached; then add the remaining
 //!    query-root entries whose return-type family meets the selection, while they fit.
 //! 5. **Render** ([`render()`]): the structural closure (`closure`: selected fields with
 //!    the arguments that survive (required; `first`; lexically relevant to the question;

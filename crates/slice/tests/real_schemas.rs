@@ -364,6 +364,12 @@ fn out_of_range_knobs_are_refused() {
     };
     let e = s.slice("schools", &[], &o).unwrap_err().to_string();
     assert!(e.contains("typeBlend"), "{e}");
+    o.knobs = gqlnav_slice::Knobs {
+        default_tokens: 0,
+        ..Default::default()
+    };
+    let e = s.slice("schools", &[], &o).unwrap_err().to_string();
+    assert!(e.contains("defaultTokens"), "{e}");
     o.knobs = Default::default();
     assert!(s.slice("schools", &[], &o).is_ok());
 }
@@ -488,4 +494,43 @@ fn auto_slices_match_a_word_and_a_name_that_share_a_stem() {
         "{:?}",
         budgeted.coordinates
     );
+}
+
+/// Without a budget the auto size is a bound, not an estimate to aim at: the slice is
+/// fitted to `Knobs::default_tokens` of its encoding as a budget would be (before the
+/// seventeenth session WG GitLab's auto slices averaged 8,561 cl100k against an aim of
+/// 8,500). A smaller auto size bounds the same question's slice, which still holds the
+/// question's own path and fields.
+#[test]
+fn auto_slices_never_exceed_the_auto_size() {
+    let s = slicer("github");
+    let meter = TokenMeter::new(Encoding::Cl100kBase);
+    let auto = s.slice(Q, &[], &opts(None, Style::Dense, false)).unwrap();
+    let size = gqlnav_slice::Knobs::default().default_tokens;
+    assert_eq!(auto.auto_size, Some(size));
+    assert!(auto.tokens <= size, "{} > {size}", auto.tokens);
+    assert_eq!(auto.tokens, meter.count(&auto.sdl));
+    // The question fills more than 3,000 tokens on its own, so the bound is what stops it.
+    assert!(auto.tokens > 3000, "{}", auto.tokens);
+    let mut o = opts(None, Style::Dense, false);
+    o.knobs.default_tokens = 3000;
+    let small = s.slice(Q, &[], &o).unwrap();
+    assert!(
+        small.tokens <= 3000 && small.tokens > 1000,
+        "{}",
+        small.tokens
+    );
+    assert_eq!(small.tokens, meter.count(&small.sdl));
+    assert!(!small.partial);
+    for c in [
+        "Query.repository",
+        "Repository.pullRequests",
+        "PullRequest.title",
+    ] {
+        assert!(
+            small.coordinates.iter().any(|x| x == c),
+            "{c}: {:?}",
+            small.coordinates
+        );
+    }
 }
