@@ -361,7 +361,11 @@ pub fn run_slice_bench(
                     coordinates: s.coordinates.len(),
                     latency_ms,
                     parsed,
-                    over_budget: cfg.budget.is_some_and(|b| tokens_cl100k > b),
+                    // Without a budget, the slicer's own bound (the auto size).
+                    over_budget: cfg
+                        .budget
+                        .or(s.auto_size)
+                        .is_some_and(|b| tokens_cl100k > b),
                 });
             }
         }
@@ -435,7 +439,7 @@ pub fn slice_markdown(runs: &[SliceRunResult]) -> String {
         "\nperfect = every `mustInclude` entry is a member of the parsed slice (exact match), over rows with musts. \
 Members: definition names, `T.f`, `T.f(a:)` per rendered argument, `I.f`, `E.V`. Tokens: cl100k_base is the WG ruler; \
 p50/p95 are floor percentiles. excludeViol: mean members per row equal to or under a `mustExclude` prefix. \
-Budgets are in cl100k_base tokens. Latency: one `slice` call on a warm slicer (root paths of every type computed \
+Budgets are in cl100k_base tokens; over budget: slices over their budget, or without one over the auto size. Latency: one `slice` call on a warm slicer (root paths of every type computed \
 before the clock starts, as in a running server)."
     );
     s
@@ -657,6 +661,25 @@ mod wg_runs {
 
     fn wg_dir() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/wg")
+    }
+
+    /// Without a budget the row's "over budget" counts slices over the auto size: the
+    /// slicer holds that bound (`Knobs::default_tokens`), so a small auto size gives
+    /// small slices and no row over it, and the mean sits under it.
+    #[test]
+    fn auto_rows_are_held_to_the_auto_size() {
+        let sets = load_wg_sets(&wg_dir(), &["singapore"]).unwrap();
+        let mut cfg = SliceConfig::new("slice-auto", None);
+        cfg.knobs.default_tokens = 400;
+        let runs = run_slice_bench(&sets, &[cfg]).unwrap();
+        let all = &runs[0].overall;
+        assert_eq!(all.over_budget, 0);
+        let rows = &runs[0].rows;
+        assert!(rows.iter().all(|r| r.tokens_cl100k <= 400), "{rows:?}");
+        // The default auto size leaves singapore's slices larger than 400 tokens: the
+        // small size is what bounds them.
+        let free = run_slice_bench(&sets, &[SliceConfig::new("slice-auto", None)]).unwrap();
+        assert!(free[0].rows.iter().any(|r| r.tokens_cl100k > 400));
     }
 
     /// The board (slow in debug): `cargo test -p gqlnav-bench --release slice_board -- --ignored --nocapture`.
