@@ -86,3 +86,46 @@ fn nested_value_objects_lend_their_fields_and_skip_deprecated_ones() {
         "deprecated: not lifted"
     );
 }
+
+/// For a reader, the value objects of the top `value_hits` (3) hits are *completions*:
+/// their fields get the hit's full score, kept just under the `seeds`-th score. "last
+/// graphql query cost": `Query.rateLimit` is a top-3 hit, so the whole rate-limit
+/// record follows the question's own hits (measured: `RateLimit.cost` rank 5, the other
+/// fields 21–26; without completions 32 and 34–38, the `value` share far down the list).
+#[test]
+fn a_top_hits_value_object_follows_it_for_a_reader() {
+    let ctx = github();
+    let mut on = StructureBackend::new(StructureWeights::default());
+    on.index(&ctx).unwrap();
+    let mut w = StructureWeights::default();
+    w.apply_overrides("value_hits=0").unwrap();
+    let mut off = StructureBackend::new(w);
+    off.index(&ctx).unwrap();
+    let q = "last graphql query cost";
+    let top = on
+        .search(&Query::new(q), 3)
+        .unwrap()
+        .into_iter()
+        .map(|h| ctx.corpus.entries[h.doc].coordinate.clone())
+        .collect::<Vec<_>>();
+    assert!(top.iter().any(|c| c == "Query.rateLimit"), "top 3: {top:?}");
+    let cost = rank_of(&on, &ctx, q, "RateLimit.cost");
+    assert!(cost.is_some_and(|r| r < 10), "cost: {cost:?}");
+    for f in [
+        "RateLimit.nodeCount",
+        "RateLimit.remaining",
+        "RateLimit.resetAt",
+        "RateLimit.used",
+    ] {
+        let with = rank_of(&on, &ctx, q, f);
+        assert!(
+            with.is_some_and(|r| r < 28),
+            "{f} with completions: {with:?}"
+        );
+        let without = rank_of(&off, &ctx, q, f);
+        assert!(
+            without.is_none_or(|r| r >= 30),
+            "{f} without completions: {without:?}"
+        );
+    }
+}

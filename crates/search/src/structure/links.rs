@@ -146,6 +146,7 @@ impl StructureBackend {
         b.enums = Some(super::enum_index(ctx)?);
         b.rendering = ctx.rendered.rendering.name().to_string();
         b.root_field = super::root_fields(ctx);
+        b.deprecated = super::deprecated_fields(ctx);
         b.callers = super::Callers::new(ctx);
         b.ctx = Some(ctx.clone());
         Ok(b)

@@ -78,6 +78,8 @@ pub struct StructureBackend {
     depth_of: Vec<f32>,
     /// per doc: the owner is a root type (the field is an entry point)
     root_field: Vec<bool>,
+    /// per doc: the field is deprecated
+    deprecated: Vec<bool>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest paths with selectable routes first
@@ -114,6 +116,7 @@ impl StructureBackend {
             ret_of: Vec::new(),
             depth_of: Vec::new(),
             root_field: Vec::new(),
+            deprecated: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
             coll_paths: Vec::new(),
@@ -128,9 +131,22 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 14] = [
-        "name", "desc", "owner", "ret", "args", "type", "path", "conn", "iface", "value", "root",
-        "person", "depth", "enum",
+    pub const CHANNELS: [&'static str; 15] = [
+        "name",
+        "desc",
+        "owner",
+        "ret",
+        "args",
+        "type",
+        "path",
+        "conn",
+        "iface",
+        "value",
+        "root",
+        "person",
+        "depth",
+        "enum",
+        "deprecated",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -179,17 +195,32 @@ impl StructureBackend {
     /// order's total → the taxed amount's `gross` (which the question's words may favour
     /// over `net`) → the amount and currency. It runs on final scores so that a hit lifted
     /// by a path still brings its value fields.
-    fn lift_value_fields(&self, base: &[f32], prop: &mut [f32], final_s: &mut [f32]) {
-        let w = self.weights.value;
+    ///
+    /// For a reader, the top `value_hits` hits also lend their *full* score, kept under
+    /// the `seeds`-th final score: their value objects' fields are completions, which
+    /// follow the question's own hits (a variant's `price` → the amount and currency)
+    /// instead of sitting at a share far down the list, and do not push the seeds down.
+    fn lift_value_fields(&self, base: &[f32], prop: &mut [f32], final_s: &mut [f32], reader: bool) {
+        let w = &self.weights;
         let mut lift = vec![0f32; final_s.len()];
-        for hit in top_k_positive(final_s.iter().copied(), self.weights.seeds) {
+        let lend = |hit: &Scored, share: f32, cap: f32, lift: &mut [f32]| {
             for &p in &self.value_of[hit.doc] {
-                let lent = w * hit.score;
+                let lent = (share * hit.score).min(cap);
                 lift[p] = lift[p].max(lent);
                 let own = final_s[p].max(lent);
                 for &q in &self.value_of[p] {
-                    lift[q] = lift[q].max(w * own);
+                    lift[q] = lift[q].max((share * own).min(cap));
                 }
+            }
+        };
+        let top = top_k_positive(final_s.iter().copied(), w.seeds);
+        for hit in &top {
+            lend(hit, w.value, f32::INFINITY, &mut lift);
+        }
+        if reader && w.value_hits > 0 {
+            let cap = top.last().map_or(0.0, |h| h.score) * 0.999;
+            for hit in top.iter().take(w.value_hits) {
+                lend(hit, 1.0, cap, &mut lift);
             }
         }
         for (i, &l) in lift.iter().enumerate() {
@@ -375,6 +406,15 @@ fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
 }
 
 /// Per doc: whether its owner is a root type.
+/// Per doc: the field is deprecated (the `deprecated` demotion).
+fn deprecated_fields(ctx: &SearchContext) -> Vec<bool> {
+    ctx.corpus
+        .entries
+        .iter()
+        .map(|e| e.deprecated.is_some())
+        .collect()
+}
+
 fn root_fields(ctx: &SearchContext) -> Vec<bool> {
     ctx.corpus
         .entries
@@ -442,6 +482,7 @@ impl SearchBackend for StructureBackend {
             .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
             .collect();
         self.root_field = root_fields(ctx);
+        self.deprecated = deprecated_fields(ctx);
         self.callers = Callers::new(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
@@ -692,8 +733,14 @@ impl SearchBackend for StructureBackend {
         for i in 0..n {
             final_s[i] = base[i].max(prop[i]) + 0.01 * prop[i].min(base[i]);
         }
+        if reader && self.on("deprecated") && w.deprecated > 0.0 {
+            let keep = (1.0 - w.deprecated).max(0.0);
+            for (s, _) in final_s.iter_mut().zip(&self.deprecated).filter(|(_, &d)| d) {
+                *s *= keep;
+            }
+        }
         if self.on("value") && w.value > 0.0 {
-            self.lift_value_fields(&base, &mut prop, &mut final_s);
+            self.lift_value_fields(&base, &mut prop, &mut final_s, reader);
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);
         for sc in &mut out {

@@ -47,6 +47,17 @@ pub struct StructureWeights {
     /// entry points join the hits a path lifts (`path`, 0.8) and do not take the top.
     #[serde(default)]
     pub root_cap: f32,
+    /// For a reader ([`crate::Purpose::Search`]), a deprecated field's score is scaled
+    /// by `1 − deprecated`: an agent should not be steered to a field on its way out
+    /// while another matches as well (0 switches it off).
+    #[serde(default = "default_deprecated")]
+    pub deprecated: f32,
+    /// For a reader, the value objects of this many top hits are *completions*: their
+    /// fields get the hit's full score, kept under the `seeds`-th score, so that they
+    /// follow the question's own hits instead of a share far down the list (0 switches
+    /// it off).
+    #[serde(default = "default_value_hits")]
+    pub value_hits: usize,
     /// How many top base hits propagate along the graph.
     pub seeds: usize,
     /// Paths per seed.
@@ -84,16 +95,35 @@ impl Default for StructureWeights {
             // not lower on any of them.
             root: 1.0,
             root_cap: 0.6,
+            deprecated: default_deprecated(),
+            value_hits: default_value_hits(),
             seeds: 20,
             paths_per_seed: 2,
         }
     }
 }
 
+/// Chosen left-one-API-out on github, linear and singapore over a demotion of {0, 0.05,
+/// 0.1, 0.15, 0.2, 0.3, 0.5}, by recall@50 with recall@10 and MRR not lower on the tuning
+/// pair (docs/ranking.md, "Deprecated fields and value completions"): github left out gets
+/// 0.1 (recall@10 / @50 / MRR 0.4618 / 0.7587 / 0.6206 -> 0.4628 / 0.7597 / 0.6302),
+/// linear left out 0.05 (recall@50 unchanged, recall@10 0.4352 -> 0.4346, MRR 0.6005 ->
+/// 0.6044), singapore left out 0.1 (unchanged); all three together pick 0.1.
+fn default_deprecated() -> f32 {
+    0.1
+}
+
+/// The number of top hits whose returned objects a search page already shows (the page's
+/// "what the top hits return", crates/tools), fixed before measuring: 3 (docs/ranking.md,
+/// "Deprecated fields and value completions").
+fn default_value_hits() -> usize {
+    3
+}
+
 impl StructureWeights {
     /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
     /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 17] = [
+    pub const WEIGHT_KEYS: [&'static str; 18] = [
         "text",
         "name",
         "desc",
@@ -111,6 +141,7 @@ impl StructureWeights {
         "enum_value",
         "root",
         "root_cap",
+        "deprecated",
     ];
 
     /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
@@ -133,6 +164,7 @@ impl StructureWeights {
             "enum_value" => &mut self.enum_value,
             "root" => &mut self.root,
             "root_cap" => &mut self.root_cap,
+            "deprecated" => &mut self.deprecated,
             _ => return None,
         })
     }
@@ -151,10 +183,11 @@ impl StructureWeights {
             match k {
                 "seeds" => self.seeds = x.max(0.0) as usize,
                 "paths_per_seed" => self.paths_per_seed = x.max(0.0) as usize,
+                "value_hits" => self.value_hits = x.max(0.0) as usize,
                 _ => {
                     *self.weight_mut(k).ok_or_else(|| {
                         SearchError::Other(format!(
-                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed",
+                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed, value_hits",
                             Self::WEIGHT_KEYS.join(", ")
                         ))
                     })? = x
