@@ -53,6 +53,14 @@ impl Callers {
         Callers(callers)
     }
 
+    /// The callers' types (type indices, as `owner_of` holds them).
+    pub(super) fn types(&self, owner_of: &[usize]) -> Vec<usize> {
+        self.0
+            .iter()
+            .filter_map(|c| c.fields.first().map(|&f| owner_of[f]))
+            .collect()
+    }
+
     /// A seed hit with `score` on type `owner` (a type index, as `owner_of` holds them)
     /// lends `share` × its score to the ways
     /// in through each caller: the caller's root field, and the caller's fields returning

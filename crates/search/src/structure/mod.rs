@@ -639,6 +639,19 @@ impl SearchBackend for StructureBackend {
         }
         let mut trel = tb.score_all(&text)?;
         normalise(&mut trel);
+        let reader = query.purpose == Purpose::Search;
+        let person = reader
+            && self.on("person")
+            && self
+                .ctx
+                .as_ref()
+                .is_some_and(|c| crate::addresses_caller(&c.graph, &query.text));
+        if person && w.caller > 0.0 {
+            // The caller's type is one the question names ("my email" is the caller's).
+            for t in self.callers.types(&self.owner_of) {
+                trel[t] = trel[t].max(w.caller);
+            }
+        }
         let mut erel = Vec::new();
         if query.purpose == Purpose::Search && self.on("enum") && w.enum_value > 0.0 {
             if let Some(ei) = &self.enums {
@@ -691,13 +704,6 @@ impl SearchBackend for StructureBackend {
         let mut final_s = base.clone();
         let mut prop = vec![0f32; n];
         let seeds = top_k_positive(base.iter().copied(), w.seeds);
-        let reader = query.purpose == Purpose::Search;
-        let person = reader
-            && self.on("person")
-            && self
-                .ctx
-                .as_ref()
-                .is_some_and(|c| crate::addresses_caller(&c.graph, &query.text));
         for sd in &seeds {
             let s = sd.score;
             if self.on("path") {
