@@ -147,6 +147,7 @@ impl StructureBackend {
         b.rendering = ctx.rendered.rendering.name().to_string();
         b.root_field = super::root_fields(ctx);
         b.deprecated = super::deprecated_fields(ctx);
+        b.count_of = super::count_fields(ctx);
         b.callers = super::Callers::new(ctx);
         b.ctx = Some(ctx.clone());
         Ok(b)

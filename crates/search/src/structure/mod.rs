@@ -80,6 +80,8 @@ pub struct StructureBackend {
     root_field: Vec<bool>,
     /// per doc: the field is deprecated
     deprecated: Vec<bool>,
+    /// per doc: the count fields of the connection it returns ([`count_fields`])
+    count_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest paths with selectable routes first
@@ -117,6 +119,7 @@ impl StructureBackend {
             depth_of: Vec::new(),
             root_field: Vec::new(),
             deprecated: Vec::new(),
+            count_of: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
             coll_paths: Vec::new(),
@@ -200,7 +203,16 @@ impl StructureBackend {
     /// the `seeds`-th final score: their value objects' fields are completions, which
     /// follow the question's own hits (a variant's `price` → the amount and currency)
     /// instead of sitting at a share far down the list, and do not push the seeds down.
-    fn lift_value_fields(&self, base: &[f32], prop: &mut [f32], final_s: &mut [f32], reader: bool) {
+    /// In a counting question ([`crate::analyzer::asks_how_many`]) the count fields of
+    /// the connection such a hit returns are completions too (`totalCount`).
+    fn lift_value_fields(
+        &self,
+        base: &[f32],
+        prop: &mut [f32],
+        final_s: &mut [f32],
+        reader: bool,
+        counting: bool,
+    ) {
         let w = &self.weights;
         let mut lift = vec![0f32; final_s.len()];
         let lend = |hit: &Scored, share: f32, cap: f32, lift: &mut [f32]| {
@@ -221,6 +233,11 @@ impl StructureBackend {
             let cap = top.last().map_or(0.0, |h| h.score) * 0.999;
             for hit in top.iter().take(w.value_hits) {
                 lend(hit, 1.0, cap, &mut lift);
+                if counting {
+                    for &c in &self.count_of[hit.doc] {
+                        lift[c] = lift[c].max(hit.score.min(cap));
+                    }
+                }
             }
         }
         for (i, &l) in lift.iter().enumerate() {
@@ -406,6 +423,31 @@ fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
 }
 
 /// Per doc: whether its owner is a root type.
+/// Per doc: when the field returns a connection, that connection's count fields (its
+/// non-list `Int` fields, such as `totalCount`); empty otherwise.
+fn count_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
+    use gqlnav_schema::apollo_compiler::schema::ExtendedType as T;
+    let graph = &ctx.graph;
+    let corpus = &ctx.corpus;
+    corpus
+        .entries
+        .iter()
+        .map(|e| {
+            if e.kind != EntryKind::Field || unwrap_connection(graph, &e.named_type).is_none() {
+                return Vec::new();
+            }
+            let Some(T::Object(o)) = graph.schema.types.get(e.named_type.as_str()) else {
+                return Vec::new();
+            };
+            o.fields
+                .iter()
+                .filter(|(_, f)| !f.ty.is_list() && f.ty.inner_named_type().as_str() == "Int")
+                .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
+                .collect()
+        })
+        .collect()
+}
+
 /// Per doc: the field is deprecated (the `deprecated` demotion).
 fn deprecated_fields(ctx: &SearchContext) -> Vec<bool> {
     ctx.corpus
@@ -483,6 +525,7 @@ impl SearchBackend for StructureBackend {
             .collect();
         self.root_field = root_fields(ctx);
         self.deprecated = deprecated_fields(ctx);
+        self.count_of = count_fields(ctx);
         self.callers = Callers::new(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
@@ -746,7 +789,8 @@ impl SearchBackend for StructureBackend {
             }
         }
         if self.on("value") && w.value > 0.0 {
-            self.lift_value_fields(&base, &mut prop, &mut final_s, reader);
+            let counting = crate::analyzer::asks_how_many(&query.text);
+            self.lift_value_fields(&base, &mut prop, &mut final_s, reader, counting);
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);
         for sc in &mut out {
