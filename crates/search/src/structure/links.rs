@@ -143,11 +143,11 @@ impl StructureBackend {
         let n_types = b.decode_links(&links, n).map_err(bad)?;
         b.fields_bm25 = Some(Bm25Backend::load_files(&dir.join("fields"), n)?);
         b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
-        b.enums = Some(super::enum_index(ctx)?);
+        b.enums = Some(super::docs::enum_index(ctx)?);
         b.rendering = ctx.rendered.rendering.name().to_string();
-        b.root_field = super::root_fields(ctx);
-        b.deprecated = super::deprecated_fields(ctx);
-        b.count_of = super::count_fields(ctx);
+        b.root_field = super::facts::root_fields(ctx);
+        b.deprecated = super::facts::deprecated_fields(ctx);
+        b.count_of = super::facts::count_fields(ctx);
         b.callers = super::Callers::new(ctx);
         b.ctx = Some(ctx.clone());
         Ok(b)

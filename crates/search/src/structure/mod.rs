@@ -38,13 +38,14 @@
 //! mild depth factor; mapped to [0, 1] by the best hit. Deterministic: ties by corpus order.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use gqlnav_corpus::{Corpus, EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{PathOptions, SchemaGraph};
 
 mod caller;
+mod docs;
+mod facts;
 mod graph;
 mod links;
 mod weights;
@@ -53,6 +54,7 @@ pub use graph::{lookup_collection_path, selectable_collection_path, unwrap_conne
 pub use weights::StructureWeights;
 
 use caller::Callers;
+use docs::{enum_index, type_context, EnumIndex};
 use links::{SavedConfig, LINKS_FILE};
 
 use crate::analyzer::Analyzer;
@@ -80,7 +82,7 @@ pub struct StructureBackend {
     root_field: Vec<bool>,
     /// per doc: the field is deprecated
     deprecated: Vec<bool>,
-    /// per doc: the count fields of the connection it returns ([`count_fields`])
+    /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
     count_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
@@ -247,6 +249,90 @@ impl StructureBackend {
             }
         }
     }
+    /// The graph channels: each seed lends shares of its score along its owner type's
+    /// paths to the root (and its collection path, and through the current caller in a
+    /// question addressed to the caller), to its connection's wrappers and to its
+    /// interface twins. Returns each doc's propagated score.
+    fn propagate(&self, seeds: &[Scored], reader: bool, person: bool) -> Vec<f32> {
+        let w = &self.weights;
+        let mut prop = vec![0f32; self.n];
+        for sd in seeds {
+            let s = sd.score;
+            if self.on("path") {
+                let t = self.owner_of[sd.doc];
+                let paths = match self.reader_paths.get(t) {
+                    Some(r) if reader && !r.is_empty() => r,
+                    _ => &self.type_paths[t],
+                };
+                for path in paths {
+                    for &p in path {
+                        prop[p] = prop[p].max(w.path * s);
+                    }
+                }
+                for &p in &self.coll_paths[t] {
+                    prop[p] = prop[p].max(w.collection * s);
+                }
+                if person {
+                    self.callers
+                        .lend(t, s, w.path, &self.owner_of, &self.ret_of, &mut prop);
+                }
+            }
+            if self.on("conn") {
+                for &p in &self.conn_of[sd.doc] {
+                    prop[p] = prop[p].max(w.conn * s);
+                }
+            }
+            if self.on("iface") {
+                for &p in &self.iface_of[sd.doc] {
+                    prop[p] = prop[p].max(w.iface * s);
+                }
+            }
+        }
+        prop
+    }
+
+    /// Each channel's contribution to doc `d`'s score, for `--explain`.
+    fn explain(&self, d: usize, why: &Why) -> Vec<(String, f32)> {
+        let mut ex = Vec::new();
+        for (name, wt, v) in why.channels {
+            if v[d] > 0.0 && self.on(name) {
+                ex.push((name.to_string(), wt * v[d] / why.wsum));
+            }
+        }
+        let owner = why.trel[self.owner_of[d]];
+        if owner > 0.0 {
+            ex.push(("type(owner)".into(), owner));
+        }
+        if let Some(e) = self.enums.as_ref().and_then(|x| x.returns[d]) {
+            if why.erel.get(e).is_some_and(|&v| v > 0.0) {
+                ex.push(("enum".into(), why.erel[e]));
+            }
+        }
+        if let Some(r) = self.ret_of[d] {
+            if why.trel[r] > 0.0 {
+                ex.push(("type(return)".into(), why.trel[r]));
+            }
+        }
+        if why.root_lift.get(d).is_some_and(|&l| l > 0.0) {
+            ex.push(("root".into(), why.root_lift[d]));
+        }
+        if why.prop[d] > 0.0 {
+            ex.push(("graph".into(), why.prop[d]));
+        }
+        ex.push(("base".into(), why.base[d]));
+        ex
+    }
+}
+
+/// What a search computed, kept for [`StructureBackend::explain`].
+struct Why<'a> {
+    channels: &'a [(&'a str, f32, Vec<f32>)],
+    wsum: f32,
+    trel: &'a [f32],
+    erel: &'a [f32],
+    root_lift: &'a [f32],
+    prop: &'a [f32],
+    base: &'a [f32],
 }
 
 /// BM25 over the entry parts, one field per lexical channel.
@@ -274,195 +360,6 @@ fn types_config() -> Bm25Config {
         b: 0.75,
         fields: vec![(FieldSource::Name, 2.0), (FieldSource::Description, 1.0)],
     }
-}
-
-/// A search context over documents that are not fields (types, enums): one entry per
-/// `(coordinate, name text, description)`, its rendered text the name text.
-fn doc_context(ctx: &SearchContext, docs: Vec<(String, String, String)>) -> SearchContext {
-    let entries: Vec<gqlnav_corpus::Entry> = docs
-        .into_iter()
-        .map(|(coordinate, name, description)| gqlnav_corpus::Entry {
-            owner: coordinate.clone(),
-            coordinate,
-            kind: EntryKind::Type,
-            owner_kind: OwnerKind::Object,
-            name,
-            return_type: String::new(),
-            named_type: String::new(),
-            description,
-            args: Vec::new(),
-            deprecated: None,
-        })
-        .collect();
-    let corpus = Arc::new(Corpus::from_entries(entries));
-    let rendered = Arc::new(gqlnav_corpus::RenderedCorpus {
-        rendering: ctx.rendered.rendering,
-        encoding: ctx.rendered.encoding,
-        texts: corpus.entries.iter().map(|e| e.name.clone()).collect(),
-        tokens: vec![0; corpus.len()],
-    });
-    SearchContext::new(ctx.graph.clone(), corpus, rendered)
-}
-
-/// Type documents: a corpus of type entries (sorted by name; coordinate = name),
-/// indexed by name + description.
-fn type_context(ctx: &SearchContext) -> SearchContext {
-    let graph: &SchemaGraph = &ctx.graph;
-    let mut type_names: Vec<&str> = graph
-        .schema
-        .types
-        .iter()
-        .filter(|(n, t)| !n.starts_with("__") && !t.is_built_in())
-        .map(|(n, _)| n.as_str())
-        .collect();
-    type_names.sort_unstable();
-    let docs = type_names
-        .iter()
-        .map(|&n| {
-            let desc = graph
-                .schema
-                .types
-                .get(n)
-                .and_then(|t| t.description())
-                .map(|d| d.trim().to_string())
-                .unwrap_or_default();
-            (n.to_string(), n.to_string(), desc)
-        })
-        .collect();
-    doc_context(ctx, docs)
-}
-
-/// The `enum` channel's index: a question word that names an enum *value* ("admins",
-/// "closed", "central") and no type says which state or role the question is about, and
-/// the fields returning that enum are where an agent reads it (`Issue.state`,
-/// `OrganizationMemberEdge.role`); no name or description of theirs carries the word.
-struct EnumIndex {
-    /// BM25 over enum documents: one per enum some field returns, its value names as the
-    /// text (in memory: a few hundred short documents, built in milliseconds).
-    bm25: Bm25Backend,
-    /// Per doc: the enum document of the enum it returns.
-    returns: Vec<Option<usize>>,
-    /// Every term of the schema's type names: question words that name a type say which
-    /// type, not which value ("active cycle" names the cycle, not a view called
-    /// `activeCycle`), so they are left out of the enum query.
-    type_terms: std::collections::HashSet<String>,
-}
-
-impl EnumIndex {
-    /// Each enum document's match with the question's words that name no type, scaled to
-    /// [0, 1] by the best (empty when no such word matches).
-    fn score(&self, text: &str) -> Result<Vec<f32>, SearchError> {
-        let words: Vec<String> = Analyzer::Identifier
-            .query_terms(text)
-            .into_iter()
-            .filter(|t| !self.type_terms.contains(t))
-            .collect();
-        if words.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut v = self.bm25.score_all(&words.join(" "))?;
-        normalise(&mut v);
-        Ok(v)
-    }
-}
-
-/// Build the `enum` channel's index (see [`EnumIndex`]).
-fn enum_index(ctx: &SearchContext) -> Result<EnumIndex, SearchError> {
-    let graph: &SchemaGraph = &ctx.graph;
-    let mut names: Vec<&str> = ctx
-        .corpus
-        .entries
-        .iter()
-        .map(|e| e.named_type.as_str())
-        .filter(|n| matches!(graph.schema.types.get(*n), Some(ExtendedType::Enum(_))))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    let docs = names
-        .iter()
-        .map(|&n| {
-            let values = match graph.schema.types.get(n) {
-                Some(ExtendedType::Enum(e)) => e
-                    .values
-                    .keys()
-                    .map(|v| v.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                _ => String::new(),
-            };
-            (n.to_string(), values, String::new())
-        })
-        .collect();
-    let ectx = doc_context(ctx, docs);
-    let mut eb = Bm25Backend::new(Bm25Config {
-        analyzer: Analyzer::Identifier,
-        k1: 1.2,
-        b: 0.75,
-        fields: vec![(FieldSource::Name, 1.0)],
-    });
-    eb.index(&ectx)?;
-    let ret = ctx
-        .corpus
-        .entries
-        .iter()
-        .map(|e| names.binary_search(&e.named_type.as_str()).ok())
-        .collect();
-    // Every type name, built-in ones included: their words (type, field, value) name
-    // schema things, not values.
-    let type_terms = graph
-        .schema
-        .types
-        .keys()
-        .flat_map(|n| Analyzer::Identifier.index_terms(n.as_str()))
-        .collect();
-    Ok(EnumIndex {
-        bm25: eb,
-        returns: ret,
-        type_terms,
-    })
-}
-
-/// Per doc: whether its owner is a root type.
-/// Per doc: when the field returns a connection, that connection's count fields (its
-/// non-list `Int` fields, such as `totalCount`); empty otherwise.
-fn count_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
-    use gqlnav_schema::apollo_compiler::schema::ExtendedType as T;
-    let graph = &ctx.graph;
-    let corpus = &ctx.corpus;
-    corpus
-        .entries
-        .iter()
-        .map(|e| {
-            if e.kind != EntryKind::Field || unwrap_connection(graph, &e.named_type).is_none() {
-                return Vec::new();
-            }
-            let Some(T::Object(o)) = graph.schema.types.get(e.named_type.as_str()) else {
-                return Vec::new();
-            };
-            o.fields
-                .iter()
-                .filter(|(_, f)| !f.ty.is_list() && f.ty.inner_named_type().as_str() == "Int")
-                .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
-                .collect()
-        })
-        .collect()
-}
-
-/// Per doc: the field is deprecated (the `deprecated` demotion).
-fn deprecated_fields(ctx: &SearchContext) -> Vec<bool> {
-    ctx.corpus
-        .entries
-        .iter()
-        .map(|e| e.deprecated.is_some())
-        .collect()
-}
-
-fn root_fields(ctx: &SearchContext) -> Vec<bool> {
-    ctx.corpus
-        .entries
-        .iter()
-        .map(|e| ctx.graph.root_kind(&e.owner).is_some())
-        .collect()
 }
 
 fn normalise(v: &mut [f32]) {
@@ -523,9 +420,9 @@ impl SearchBackend for StructureBackend {
             .iter()
             .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
             .collect();
-        self.root_field = root_fields(ctx);
-        self.deprecated = deprecated_fields(ctx);
-        self.count_of = count_fields(ctx);
+        self.root_field = facts::root_fields(ctx);
+        self.deprecated = facts::deprecated_fields(ctx);
+        self.count_of = facts::count_fields(ctx);
         self.callers = Callers::new(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
@@ -745,40 +642,8 @@ impl SearchBackend for StructureBackend {
         }
         // Propagation from the top seeds.
         let mut final_s = base.clone();
-        let mut prop = vec![0f32; n];
         let seeds = top_k_positive(base.iter().copied(), w.seeds);
-        for sd in &seeds {
-            let s = sd.score;
-            if self.on("path") {
-                let t = self.owner_of[sd.doc];
-                let paths = match self.reader_paths.get(t) {
-                    Some(r) if reader && !r.is_empty() => r,
-                    _ => &self.type_paths[t],
-                };
-                for path in paths {
-                    for &p in path {
-                        prop[p] = prop[p].max(w.path * s);
-                    }
-                }
-                for &p in &self.coll_paths[self.owner_of[sd.doc]] {
-                    prop[p] = prop[p].max(w.collection * s);
-                }
-                if person {
-                    self.callers
-                        .lend(t, s, w.path, &self.owner_of, &self.ret_of, &mut prop);
-                }
-            }
-            if self.on("conn") {
-                for &p in &self.conn_of[sd.doc] {
-                    prop[p] = prop[p].max(w.conn * s);
-                }
-            }
-            if self.on("iface") {
-                for &p in &self.iface_of[sd.doc] {
-                    prop[p] = prop[p].max(w.iface * s);
-                }
-            }
-        }
+        let mut prop = self.propagate(&seeds, reader, person);
         for i in 0..n {
             final_s[i] = base[i].max(prop[i]) + 0.01 * prop[i].min(base[i]);
         }
@@ -793,35 +658,17 @@ impl SearchBackend for StructureBackend {
             self.lift_value_fields(&base, &mut prop, &mut final_s, reader, counting);
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);
+        let why = Why {
+            channels: &channels,
+            wsum,
+            trel: &trel,
+            erel: &erel,
+            root_lift: &root_lift,
+            prop: &prop,
+            base: &base,
+        };
         for sc in &mut out {
-            let d = sc.doc;
-            let mut ex = Vec::new();
-            for (name, wt, v) in &channels {
-                if v[d] > 0.0 && self.on(name) {
-                    ex.push((name.to_string(), wt * v[d] / wsum));
-                }
-            }
-            if trel[self.owner_of[d]] > 0.0 {
-                ex.push(("type(owner)".into(), trel[self.owner_of[d]]));
-            }
-            if let Some(e) = self.enums.as_ref().and_then(|x| x.returns[d]) {
-                if erel.get(e).is_some_and(|&v| v > 0.0) {
-                    ex.push(("enum".into(), erel[e]));
-                }
-            }
-            if let Some(r) = self.ret_of[d] {
-                if trel[r] > 0.0 {
-                    ex.push(("type(return)".into(), trel[r]));
-                }
-            }
-            if root_lift.get(d).is_some_and(|&l| l > 0.0) {
-                ex.push(("root".into(), root_lift[d]));
-            }
-            if prop[d] > 0.0 {
-                ex.push(("graph".into(), prop[d]));
-            }
-            ex.push(("base".into(), base[d]));
-            sc.explain = ex;
+            sc.explain = self.explain(sc.doc, &why);
         }
         Ok(out)
     }
