@@ -1,7 +1,7 @@
 //! Per-doc facts the ranker reads from the schema and the corpus, computed when an index
 //! is built and again when a saved one is loaded (they are not saved).
 
-use gqlnav_corpus::EntryKind;
+use gqlnav_corpus::{EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 
 use super::unwrap_connection;
@@ -47,6 +47,81 @@ pub(super) fn count_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
                 .filter(|(_, f)| !f.ty.is_list() && f.ty.inner_named_type().as_str() == "Int")
                 .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
                 .collect()
+        })
+        .collect()
+}
+
+/// Per doc: when the field returns a connection, the wrapper fields a selection of it
+/// passes through (`nodes`, `edges`, the edge's `node`): the `conn` channel.
+pub(super) fn connection_wrappers(ctx: &SearchContext) -> Vec<Vec<usize>> {
+    let (graph, corpus) = (&ctx.graph, &ctx.corpus);
+    corpus
+        .entries
+        .iter()
+        .map(|e| {
+            let mut v = Vec::new();
+            if unwrap_connection(graph, &e.named_type).is_some() {
+                for f in ["nodes", "edges", "node"] {
+                    if let Some(p) = corpus.position(&format!("{}.{f}", e.named_type)) {
+                        v.push(p);
+                    }
+                }
+                if let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.named_type.as_str())
+                {
+                    if let Some(ed) = o.fields.get("edges") {
+                        if let Some(p) =
+                            corpus.position(&format!("{}.node", ed.ty.inner_named_type()))
+                        {
+                            v.push(p);
+                        }
+                    }
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+/// Per doc: the same field on the interfaces its owner implements, or on the
+/// implementations of its interface owner: the `iface` channel.
+pub(super) fn interface_twins(ctx: &SearchContext) -> Vec<Vec<usize>> {
+    let (graph, corpus) = (&ctx.graph, &ctx.corpus);
+    corpus
+        .entries
+        .iter()
+        .map(|e| {
+            let mut v = Vec::new();
+            if e.owner_kind == OwnerKind::Interface {
+                for imp in graph.implementers(&e.owner) {
+                    if let Some(p) = corpus.position(&format!("{imp}.{}", e.name)) {
+                        v.push(p);
+                    }
+                }
+            } else if let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.owner.as_str()) {
+                for i in &o.implements_interfaces {
+                    if let Some(p) = corpus.position(&format!("{i}.{}", e.name)) {
+                        v.push(p);
+                    }
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+/// Per doc: the fields of the value object it returns ([`super::graph::value_object_fields`]),
+/// except under connection and edge types (their `pageInfo` is paging, asked for by its
+/// own words): the `value` channel and completions.
+pub(super) fn value_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
+    let (graph, corpus) = (&ctx.graph, &ctx.corpus);
+    corpus
+        .entries
+        .iter()
+        .map(|e| {
+            if e.kind != EntryKind::Field || unwrap_connection(graph, &e.owner).is_some() {
+                return Vec::new();
+            }
+            super::graph::value_object_fields(graph, corpus, &e.named_type)
         })
         .collect()
 }

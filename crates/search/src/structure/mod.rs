@@ -39,8 +39,7 @@
 
 use std::path::Path;
 
-use gqlnav_corpus::{Corpus, EntryKind, OwnerKind};
-use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+use gqlnav_corpus::Corpus;
 use gqlnav_schema::{PathOptions, SchemaGraph};
 
 mod caller;
@@ -472,69 +471,9 @@ impl SearchBackend for StructureBackend {
         self.type_paths = type_paths;
         self.reader_paths = reader_paths;
         self.coll_paths = coll_paths;
-        // Connection wrappers per doc.
-        self.conn_of = corpus
-            .entries
-            .iter()
-            .map(|e| {
-                let mut v = Vec::new();
-                if unwrap_connection(graph, &e.named_type).is_some() {
-                    for f in ["nodes", "edges", "node"] {
-                        if let Some(p) = corpus.position(&format!("{}.{f}", e.named_type)) {
-                            v.push(p);
-                        }
-                    }
-                    if let Some(ExtendedType::Object(o)) =
-                        graph.schema.types.get(e.named_type.as_str())
-                    {
-                        if let Some(ed) = o.fields.get("edges") {
-                            if let Some(p) =
-                                corpus.position(&format!("{}.node", ed.ty.inner_named_type()))
-                            {
-                                v.push(p);
-                            }
-                        }
-                    }
-                }
-                v
-            })
-            .collect();
-        // Interface twins.
-        self.iface_of = corpus
-            .entries
-            .iter()
-            .map(|e| {
-                let mut v = Vec::new();
-                if e.owner_kind == OwnerKind::Interface {
-                    for imp in graph.implementers(&e.owner) {
-                        if let Some(p) = corpus.position(&format!("{imp}.{}", e.name)) {
-                            v.push(p);
-                        }
-                    }
-                } else if let Some(ExtendedType::Object(o)) =
-                    graph.schema.types.get(e.owner.as_str())
-                {
-                    for i in &o.implements_interfaces {
-                        if let Some(p) = corpus.position(&format!("{i}.{}", e.name)) {
-                            v.push(p);
-                        }
-                    }
-                }
-                v
-            })
-            .collect();
-        // Value objects, except under connection and edge types (their `pageInfo` is
-        // paging, asked for by its own words).
-        self.value_of = corpus
-            .entries
-            .iter()
-            .map(|e| {
-                if e.kind != EntryKind::Field || unwrap_connection(graph, &e.owner).is_some() {
-                    return Vec::new();
-                }
-                graph::value_object_fields(graph, corpus, &e.named_type)
-            })
-            .collect();
+        self.conn_of = facts::connection_wrappers(ctx);
+        self.iface_of = facts::interface_twins(ctx);
+        self.value_of = facts::value_fields(ctx);
         self.ctx = Some(ctx.clone());
         Ok(())
     }
