@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{github, rank_of};
+use common::{github, rank_of, structure};
 use gqlnav_search::{SearchBackend, StructureBackend, StructureWeights};
 
 /// GitHub's `UnassignedEvent.user` is deprecated in favour of `UnassignedEvent.assignee`.
@@ -22,12 +22,8 @@ fn a_deprecated_field_ranks_after_its_replacement() {
         user.deprecated.is_some(),
         "UnassignedEvent.user is deprecated"
     );
-    let mut on = StructureBackend::new(StructureWeights::default());
-    on.index(&ctx).unwrap();
-    let mut w = StructureWeights::default();
-    w.apply_overrides("deprecated=0").unwrap();
-    let mut off = StructureBackend::new(w);
-    off.index(&ctx).unwrap();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "deprecated=0");
     let q = "who was unassigned from the issue";
     let rank = |b: &StructureBackend, c: &str| rank_of(b, &ctx, q, c).unwrap_or(usize::MAX);
     let (old, new) = ("UnassignedEvent.user", "UnassignedEvent.assignee");

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{github, rank_of};
+use common::{github, rank_of, structure};
 use gqlnav_search::{
     Purpose, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights,
 };
@@ -121,10 +121,7 @@ fn the_schemas_words_for_its_caller_address_the_caller() {
 fn the_callers_type_is_a_type_the_question_names() {
     let ctx = github();
     let on = indexed(&ctx, &[]);
-    let mut w = StructureWeights::default();
-    w.apply_overrides("caller=0").unwrap();
-    let mut off = StructureBackend::new(w);
-    off.index(&ctx).unwrap();
+    let off = structure(&ctx, "caller=0");
     let mine = "what is my email address";
     assert_eq!(rank_of(&on, &ctx, mine, "User.email"), Some(0));
     let before = rank_of(&off, &ctx, mine, "User.email");

@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{github, nautical, rank_of};
+use common::{github, nautical, rank_of, structure};
 use gqlnav_search::{Query, SearchBackend, StructureBackend, StructureWeights};
 
 /// "query cost" finds `RateLimit.cost`; the other fields of the rate-limit record come
@@ -95,12 +95,8 @@ fn nested_value_objects_lend_their_fields_and_skip_deprecated_ones() {
 #[test]
 fn a_top_hits_value_object_follows_it_for_a_reader() {
     let ctx = github();
-    let mut on = StructureBackend::new(StructureWeights::default());
-    on.index(&ctx).unwrap();
-    let mut w = StructureWeights::default();
-    w.apply_overrides("value_hits=0").unwrap();
-    let mut off = StructureBackend::new(w);
-    off.index(&ctx).unwrap();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "value_hits=0");
     let q = "last graphql query cost";
     let top = on
         .search(&Query::new(q), 3)
@@ -137,12 +133,8 @@ fn a_top_hits_value_object_follows_it_for_a_reader() {
 #[test]
 fn a_counting_question_completes_the_top_connections_with_their_counts() {
     let ctx = github();
-    let mut on = StructureBackend::new(StructureWeights::default());
-    on.index(&ctx).unwrap();
-    let mut w = StructureWeights::default();
-    w.apply_overrides("value_hits=0").unwrap();
-    let mut off = StructureBackend::new(w);
-    off.index(&ctx).unwrap();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "value_hits=0");
     let q = "What labels are defined in the octocat/example repository and how many issues \
              and pull requests use each?";
     for c in [

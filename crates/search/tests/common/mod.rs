@@ -42,3 +42,14 @@ pub fn github() -> SearchContext {
 pub fn nautical() -> SearchContext {
     context("benchmarks/heldout/schemas/nautical/schema.graphql")
 }
+
+/// A structure ranker with the default weights, `overrides` applied (`key=value,…`, as
+/// `--weights` takes them; "" for none), indexed over `ctx`.
+pub fn structure(ctx: &SearchContext, overrides: &str) -> StructureBackend {
+    let mut w = gqlnav_search::StructureWeights::default();
+    w.apply_overrides(overrides)
+        .unwrap_or_else(|e| panic!("weights `{overrides}`: {e}"));
+    let mut b = StructureBackend::new(w);
+    b.index(ctx).unwrap();
+    b
+}
