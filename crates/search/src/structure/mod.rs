@@ -248,6 +248,7 @@ impl StructureBackend {
             }
         }
     }
+
     /// The graph channels: each seed lends shares of its score along its owner type's
     /// paths to the root (and its collection path, and through the current caller in a
     /// question addressed to the caller), to its connection's wrappers and to its
