@@ -204,8 +204,10 @@ impl StructureBackend {
     /// the `seeds`-th final score: their value objects' fields are completions, which
     /// follow the question's own hits (a variant's `price` → the amount and currency)
     /// instead of sitting at a share far down the list, and do not push the seeds down.
-    /// In a counting question ([`crate::analyzer::asks_how_many`]) the count fields of
-    /// the connection such a hit returns are completions too (`totalCount`).
+    /// The fields on such a hit's root paths are completions too (the `path` channel's
+    /// paths: an operation selecting the hit names each of them), and in a counting
+    /// question ([`crate::analyzer::asks_how_many`]) the count fields of the connection
+    /// it returns (`totalCount`).
     fn lift_value_fields(
         &self,
         base: &[f32],
@@ -239,6 +241,11 @@ impl StructureBackend {
                         lift[c] = lift[c].max(hit.score.min(cap));
                     }
                 }
+                // The fields on its paths from the root (the ones the `path` channel
+                // lends to): an operation selecting the hit names every one of them.
+                for &p in self.paths_of(self.owner_of[hit.doc], true).iter().flatten() {
+                    lift[p] = lift[p].max(hit.score.min(cap));
+                }
             }
         }
         for (i, &l) in lift.iter().enumerate() {
@@ -246,6 +253,15 @@ impl StructureBackend {
                 prop[i] = prop[i].max(l);
                 final_s[i] = l + 0.01 * base[i].min(l);
             }
+        }
+    }
+
+    /// The cheapest root paths to type `t` (as docs) the `path` channel follows: for a
+    /// reader, selectable routes first where they differ.
+    fn paths_of(&self, t: usize, reader: bool) -> &[Vec<usize>] {
+        match self.reader_paths.get(t) {
+            Some(r) if reader && !r.is_empty() => r,
+            _ => &self.type_paths[t],
         }
     }
 
@@ -260,11 +276,7 @@ impl StructureBackend {
             let s = sd.score;
             if self.on("path") {
                 let t = self.owner_of[sd.doc];
-                let paths = match self.reader_paths.get(t) {
-                    Some(r) if reader && !r.is_empty() => r,
-                    _ => &self.type_paths[t],
-                };
-                for path in paths {
+                for path in self.paths_of(t, reader) {
                     for &p in path {
                         prop[p] = prop[p].max(w.path * s);
                     }
