@@ -264,7 +264,8 @@ impl Toolbox {
     ) -> Result<SearchPage, String> {
         check_query(query)?;
         // Folding uses ranked positions up (a run of one type's fields folds into one
-        // result), so a short page is ranked again deeper until it is full or the
+        // result), so a short page, or a full one that used up every ranked position, is
+        // ranked again deeper until it is full and knows whether more exist, or the
         // ranking ends.
         let mut depth = req.offset + FOLD_DEPTH * req.limit + 1;
         let mut p = loop {
@@ -273,7 +274,10 @@ impl Toolbox {
                 .search(&Query::new(query), depth)
                 .map_err(|e| format!("search failed: {e}"))?;
             let p = self.fold_page(generation, &scored, req, paths);
-            if p.items.len() >= req.limit || scored.len() < depth || depth >= MAX_RANK_DEPTH {
+            // A full page that folded positions up to the end of what was ranked cannot
+            // tell whether more exist: rank deeper (the ranking may go on).
+            let ranked_out = scored.len() < depth || depth >= MAX_RANK_DEPTH;
+            if ranked_out || (p.items.len() >= req.limit && p.more) {
                 break p;
             }
             depth = (depth * 4).min(MAX_RANK_DEPTH);

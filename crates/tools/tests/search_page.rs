@@ -679,3 +679,33 @@ fn return_and_link_lines_say_how_to_pass_a_connection() {
         "{links:?}"
     );
 }
+
+/// A full page whose folded positions used up every ranked position it read still knows a
+/// next page exists: it ranks deeper instead of ending the list. "open pull requests of a
+/// repository" at limit 5 folds the ranked positions past its five results up to the end
+/// of the first window (measured: no next cursor before the fix, once the ranker's
+/// completions put the top hits' paths among them).
+#[test]
+fn a_full_page_that_folded_to_the_end_of_its_window_has_a_next_page() {
+    let tools = common::toolbox("github");
+    let mut req = SearchRequest::new("open pull requests of a repository");
+    req.limit = 5;
+    let out = tools.search_schema(&req);
+    assert!(!out.is_error, "{}", out.text);
+    let v = out.structured.expect("structured");
+    let first: Vec<String> = result_coordinates(&v);
+    assert_eq!(first.len(), 5, "{}", out.text);
+    let cursor = v["nextCursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a next page: {}", out.text))
+        .to_string();
+    req.cursor = Some(cursor);
+    let out2 = tools.search_schema(&req);
+    assert!(!out2.is_error, "{}", out2.text);
+    let second = result_coordinates(&out2.structured.expect("structured"));
+    assert!(!second.is_empty(), "{}", out2.text);
+    assert!(
+        second.iter().all(|c| !first.contains(c)),
+        "{first:?} / {second:?}"
+    );
+}
