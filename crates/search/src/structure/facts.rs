@@ -1,7 +1,7 @@
 //! Per-doc facts the ranker reads from the schema and the corpus, computed when an index
 //! is built and again when a saved one is loaded (they are not saved).
 
-use gqlnav_corpus::{EntryKind, OwnerKind};
+use gqlnav_corpus::{Entry, EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 
 use super::unwrap_connection;
@@ -29,24 +29,30 @@ pub(super) fn deprecated_fields(ctx: &SearchContext) -> Vec<bool> {
 /// non-list `Int` fields, such as `totalCount`); empty otherwise. A counting question
 /// completes a top hit with them (`value_hits`).
 pub(super) fn count_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
-    let graph = &ctx.graph;
-    let corpus = &ctx.corpus;
-    corpus
+    let (graph, corpus) = (&ctx.graph, &ctx.corpus);
+    per_field(ctx, |e| {
+        if unwrap_connection(graph, &e.named_type).is_none() {
+            return Vec::new();
+        }
+        let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.named_type.as_str()) else {
+            return Vec::new();
+        };
+        o.fields
+            .iter()
+            .filter(|(_, f)| !f.ty.is_list() && f.ty.inner_named_type().as_str() == "Int")
+            .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
+            .collect()
+    })
+}
+
+/// Per doc: `f` of a field entry, nothing for other entries.
+fn per_field(ctx: &SearchContext, f: impl Fn(&Entry) -> Vec<usize>) -> Vec<Vec<usize>> {
+    ctx.corpus
         .entries
         .iter()
-        .map(|e| {
-            if e.kind != EntryKind::Field || unwrap_connection(graph, &e.named_type).is_none() {
-                return Vec::new();
-            }
-            let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.named_type.as_str())
-            else {
-                return Vec::new();
-            };
-            o.fields
-                .iter()
-                .filter(|(_, f)| !f.ty.is_list() && f.ty.inner_named_type().as_str() == "Int")
-                .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
-                .collect()
+        .map(|e| match e.kind {
+            EntryKind::Field => f(e),
+            _ => Vec::new(),
         })
         .collect()
 }
@@ -114,14 +120,10 @@ pub(super) fn interface_twins(ctx: &SearchContext) -> Vec<Vec<usize>> {
 /// own words): the `value` channel and completions.
 pub(super) fn value_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
     let (graph, corpus) = (&ctx.graph, &ctx.corpus);
-    corpus
-        .entries
-        .iter()
-        .map(|e| {
-            if e.kind != EntryKind::Field || unwrap_connection(graph, &e.owner).is_some() {
-                return Vec::new();
-            }
-            super::graph::value_object_fields(graph, corpus, &e.named_type)
-        })
-        .collect()
+    per_field(ctx, |e| {
+        if unwrap_connection(graph, &e.owner).is_some() {
+            return Vec::new();
+        }
+        super::graph::value_object_fields(graph, corpus, &e.named_type)
+    })
 }
