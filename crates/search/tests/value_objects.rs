@@ -51,9 +51,12 @@ fn nested_value_objects_lend_their_fields_and_skip_deprecated_ones() {
         .map(|h| (ctx.corpus.entries[h.doc].coordinate.clone(), h.score))
         .collect()
     };
-    let mut b = StructureBackend::new(StructureWeights::default());
+    // The `alias` channel is off in both: a root field named "orders total" returns the
+    // taxed amount, which would make `gross` the top hit, and the shares measured here
+    // are of the total's score.
+    let mut b = StructureBackend::new(StructureWeights::default()).without(&["alias"]);
     b.index(&ctx).unwrap();
-    let mut off = StructureBackend::new(StructureWeights::default()).without(&["value"]);
+    let mut off = StructureBackend::new(StructureWeights::default()).without(&["value", "alias"]);
     off.index(&ctx).unwrap();
     let (on_map, before_map) = (scores(&b), scores(&off));
     let on = |c: &str| on_map.get(c).copied().unwrap_or(0.0);

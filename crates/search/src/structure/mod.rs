@@ -30,6 +30,10 @@
 //!   over its value names, times the field's owner-type relevance; for a reader
 //!   ([`crate::Purpose::Search`]) only: in slices it displaced the leaves of budgeted
 //!   slices (docs/ranking.md, "Enum values").
+//! * `alias`: for a reader, a field's name is another name for the type it returns
+//!   (`Query.viewer` returns `User`): the question's match on the name counts as a match
+//!   on that type, at the `root_alias` share for a root field and `field_alias` for
+//!   others ([`StructureBackend::lend_aliases`]).
 //! * `person`: in a first-person question asked by a reader ("my assigned issues"), a
 //!   hit's type is also reached through the current caller (`Query.viewer` →
 //!   `User.assignedIssues`), at the path share: [`caller`].
@@ -135,7 +139,7 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 15] = [
+    pub const CHANNELS: [&'static str; 16] = [
         "name",
         "desc",
         "owner",
@@ -151,6 +155,7 @@ impl StructureBackend {
         "depth",
         "enum",
         "deprecated",
+        "alias",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -190,6 +195,25 @@ impl StructureBackend {
             }
         }
         lift
+    }
+
+    /// The `alias` channel, for a reader: a field's name is another name for the type it
+    /// returns (connections and lists unwrapped), so the question's match on the name
+    /// (the normalised `name` channel) is a match on that type too: the type's relevance
+    /// is at least `root_alias` × the match for a root field (`Query.customers` returns
+    /// users, and "customers" names no type) and `field_alias` × it for any other field.
+    fn lend_aliases(&self, name: &[f32], trel: &mut [f32]) {
+        let w = &self.weights;
+        for (i, &m) in name.iter().enumerate().filter(|(_, &m)| m > 0.0) {
+            let share = if self.root_field[i] {
+                w.root_alias
+            } else {
+                w.field_alias
+            };
+            if let Some(r) = self.ret_of[i].filter(|_| share > 0.0) {
+                trel[r] = trel[r].max(share * m);
+            }
+        }
     }
 
     /// The `value` channel, after the other propagation: each of the top `seeds` hits
@@ -543,6 +567,9 @@ impl SearchBackend for StructureBackend {
             for t in self.callers.types(&self.owner_of) {
                 trel[t] = trel[t].max(w.caller);
             }
+        }
+        if reader && self.on("alias") {
+            self.lend_aliases(&channels[1].2, &mut trel);
         }
         let mut erel = Vec::new();
         if query.purpose == Purpose::Search && self.on("enum") && w.enum_value > 0.0 {

@@ -1,0 +1,67 @@
+//! The `alias` channel: a field's name is another name for the type it returns, so a
+//! question word matching the name is a match on that type too (a root field's name at
+//! the `root_alias` share, any other field's at `field_alias`); for a reader only.
+
+mod common;
+
+use common::{github, rank_of, structure};
+use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, StructureBackend};
+
+fn coords(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<String> {
+    b.search(q, 100)
+        .unwrap()
+        .into_iter()
+        .map(|h| ctx.corpus.entries[h.doc].coordinate.clone())
+        .collect()
+}
+
+/// Measured on bundled GitHub: "viewer" names no type, but `Query.viewer` returns
+/// `User`, so the user's `pinnedItems` (matching "pinned") ranks 5th with the channel
+/// and 43rd without it; `Query.viewer` itself 6th and 45th.
+#[test]
+fn a_root_fields_name_names_the_type_it_returns() {
+    let ctx = github();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "root_alias=0,field_alias=0");
+    let q = "which repositories has the viewer pinned";
+    for coord in ["User.pinnedItems", "Query.viewer"] {
+        let r = rank_of(&on, &ctx, q, coord);
+        assert!(r.is_some_and(|r| r < 10), "{coord} with the channel: {r:?}");
+        let r = rank_of(&off, &ctx, q, coord);
+        assert!(r.is_none_or(|r| r >= 40), "{coord} without: {r:?}");
+    }
+    // Switching the channel off by name is the same as zero shares.
+    let named_off = structure(&ctx, "").without(&["alias"]);
+    assert_eq!(
+        coords(&named_off, &ctx, &Query::new(q)),
+        coords(&off, &ctx, &Query::new(q))
+    );
+}
+
+/// "mutual followers": `User.followers` names a user, so `User.isFollowingViewer` joins
+/// the top 50 (36th) at the field share; without it it is not in the top 100.
+#[test]
+fn any_fields_name_names_its_type_at_a_smaller_share() {
+    let ctx = github();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "field_alias=0");
+    let q = "mutual followers";
+    let r = rank_of(&on, &ctx, q, "User.isFollowingViewer");
+    assert!(r.is_some_and(|r| r < 50), "with the field share: {r:?}");
+    let r = rank_of(&off, &ctx, q, "User.isFollowingViewer");
+    assert!(r.is_none_or(|r| r >= 50), "without: {r:?}");
+}
+
+/// A slicer's ranking is the ranking without the channel: slices value what the
+/// question's words name, and the slice figures were measured without it.
+#[test]
+fn a_slicers_ranking_is_unchanged() {
+    let ctx = github();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "root_alias=0,field_alias=0");
+    let q = Query {
+        purpose: Purpose::Slice,
+        ..Query::new("which repositories has the viewer pinned")
+    };
+    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+}
