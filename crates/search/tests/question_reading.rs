@@ -31,3 +31,29 @@ fn a_hyphenated_word_finds_the_joined_name() {
     );
     assert!(parts.is_none_or(|r| r >= 20), "e mail: {parts:?}");
 }
+
+/// `list` is a request, as `show` and `give` are: "List the repositories …" ranks exactly
+/// as the same words without it (it would otherwise match every type with `List` in its
+/// name).
+#[test]
+fn an_imperative_list_is_a_request_not_a_word_of_the_schema() {
+    let ctx = github();
+    let mut b = StructureBackend::new(StructureWeights::default());
+    b.index(&ctx).unwrap();
+    let ranked = |q: &str| -> Vec<usize> {
+        b.search(&gqlnav_search::Query::new(q), 50)
+            .unwrap()
+            .iter()
+            .map(|h| h.doc)
+            .collect()
+    };
+    assert_eq!(
+        ranked("List the repositories the viewer has pinned"),
+        ranked("the repositories the viewer has pinned")
+    );
+    assert_ne!(
+        ranked("the lists of the repositories the viewer has pinned"),
+        ranked("the repositories the viewer has pinned"),
+        "the noun `lists` is still a word"
+    );
+}
