@@ -90,7 +90,7 @@ fn nested_value_objects_lend_their_fields_and_skip_deprecated_ones() {
     );
 }
 
-/// For a reader, the value objects of the top `value_hits` (3) hits are *completions*:
+/// For a reader, the value objects of the top `value_hits` (5) hits are *completions*:
 /// their fields get the hit's full score, kept just under the `seeds`-th score. "last
 /// graphql query cost": `Query.rateLimit` is a top-3 hit, so the whole rate-limit
 /// record follows the question's own hits (measured: `RateLimit.cost` rank 5, the other
