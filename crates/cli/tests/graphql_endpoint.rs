@@ -129,11 +129,15 @@ fn check_search(url: &str) {
     );
     assert!(r4.get("errors").is_none(), "{r4}");
     assert!(
-        items(&r4["data"]["__search"])
-            .iter()
-            .any(|x| x["sameFieldOn"]
-                .as_array()
-                .is_some_and(|a| a.iter().any(|c| c == "User.avatarUrl"))),
+        items(&r4["data"]["__search"]).iter().any(|x| {
+            x["coordinate"]
+                .as_str()
+                .is_some_and(|c| c.ends_with(".avatarUrl"))
+                && x["sameFieldOn"].as_array().is_some_and(|a| {
+                    a.iter()
+                        .any(|c| c.as_str().is_some_and(|c| c.ends_with(".avatarUrl")))
+                })
+        }),
         "{r4}"
     );
     // moreOnType (a gqlnav extension): lower-ranked fields of a result's own type fold
