@@ -4,16 +4,8 @@
 
 mod common;
 
-use common::{github, rank_of, structure};
-use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, StructureBackend};
-
-fn coords(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<String> {
-    b.search(q, 100)
-        .unwrap()
-        .into_iter()
-        .map(|h| ctx.corpus.entries[h.doc].coordinate.clone())
-        .collect()
-}
+use common::{coords, github, rank_of, structure};
+use gqlnav_search::{Purpose, Query};
 
 /// Measured on bundled GitHub: "viewer" names no type, but `Query.viewer` returns
 /// `User`, so the user's `pinnedItems` (matching "pinned") ranks 5th with the channel

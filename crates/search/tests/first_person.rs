@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{github, rank_of, structure};
+use common::{coords, github, rank_of, structure};
 use gqlnav_search::{
     Purpose, Query, SearchBackend, SearchContext, StructureBackend, StructureWeights,
 };
@@ -13,14 +13,6 @@ fn indexed(ctx: &SearchContext, without: &[&str]) -> StructureBackend {
     let mut b = StructureBackend::new(StructureWeights::default()).without(without);
     b.index(ctx).unwrap();
     b
-}
-
-fn coords(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<String> {
-    b.search(q, 100)
-        .unwrap()
-        .into_iter()
-        .map(|h| ctx.corpus.entries[h.doc].coordinate.clone())
-        .collect()
 }
 
 /// Measured on bundled GitHub: with the channel `User.pullRequests` ranks 12th and

@@ -23,6 +23,15 @@ pub fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) 
         .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
 }
 
+/// The coordinates of the top 100 hits for `q`, in rank order.
+pub fn coords(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<String> {
+    b.search(q, 100)
+        .unwrap()
+        .into_iter()
+        .map(|h| ctx.corpus.entries[h.doc].coordinate.clone())
+        .collect()
+}
+
 /// The search context (dot-plus-gloss rendering, fields only) of the schema at `rel`.
 pub fn context(rel: &str) -> SearchContext {
     let g = Arc::new(
