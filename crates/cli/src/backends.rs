@@ -28,8 +28,8 @@ pub struct BackendArgs {
     #[arg(long, short = 'a', default_value = "identifier", value_name = "NAME")]
     pub analyzer: String,
     /// Structure ranker: switch channels off (comma-separated: name, desc, owner, ret,
-    /// args, type, path, conn, iface, value, root, person, depth, enum, deprecated), for
-    /// ablations.
+    /// args, type, path, conn, iface, value, root, person, depth, enum, deprecated,
+    /// alias), for ablations.
     #[arg(long, value_name = "CHANNELS")]
     pub without: Option<String>,
     /// Structure ranker: override weights, `key=value,…` (see docs/ranking.md).

@@ -372,6 +372,22 @@ fn bench_report_dir_has_markdown_json_and_plots() {
     assert!(names.iter().any(|n| n.ends_with(".json")), "{names:?}");
 }
 
+/// `--without`'s help names every channel the ranker can switch off.
+#[test]
+fn without_help_names_every_channel() {
+    let out = run(&["search", "--help"]);
+    let h = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for ch in gqlnav_search::StructureBackend::CHANNELS {
+        assert!(
+            h.contains(&format!(" {ch},")) || h.contains(&format!(" {ch})")),
+            "{ch}: {h}"
+        );
+    }
+}
+
 #[test]
 fn help_teaches_with_examples() {
     for sub in ["corpus", "cost", "search", "bench"] {
