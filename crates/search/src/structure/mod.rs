@@ -34,6 +34,9 @@
 //!   (`Query.viewer` returns `User`): the question's match on the name counts as a match
 //!   on that type, at the `root_alias` share for a root field and `field_alias` for
 //!   others ([`StructureBackend::lend_aliases`]).
+//! * `balance`: for a reader, term balance: among a type's fields that match no question
+//!   word of their own, only the first `balance_keep` keep the owner lift's second half,
+//!   the rest `balance_share` of it ([`StructureBackend::balance`]).
 //! * `person`: in a first-person question asked by a reader ("my assigned issues"), a
 //!   hit's type is also reached through the current caller (`Query.viewer` →
 //!   `User.assignedIssues`), at the path share: [`caller`].
@@ -139,7 +142,7 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 16] = [
+    pub const CHANNELS: [&'static str; 17] = [
         "name",
         "desc",
         "owner",
@@ -156,6 +159,7 @@ impl StructureBackend {
         "enum",
         "deprecated",
         "alias",
+        "balance",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -195,6 +199,28 @@ impl StructureBackend {
             }
         }
         lift
+    }
+
+    /// The `balance` channel, for a reader: term balance. Every field of a type the
+    /// question names gets the owner lift, and its second half when the field matches
+    /// anything (the rendered text carries the owner's name, so every field of the type
+    /// does); one word naming a big type ("marketplace" for a configuration of 60 fields)
+    /// then fills the list with fields that match nothing else. Among the fields of one
+    /// type that match no question word of their own (`wordless[i]` > 0: that second
+    /// half), the first `balance_keep` by base score keep it (their short rendered texts
+    /// rank first: `body`, `createdAt`) and the others keep `balance_share` of it.
+    fn balance(&self, wordless: &[f32], types: usize, base: &mut [f32]) {
+        let w = &self.weights;
+        let mut by_type: Vec<Vec<usize>> = vec![Vec::new(); types];
+        for (i, _) in wordless.iter().enumerate().filter(|(_, &d)| d > 0.0) {
+            by_type[self.owner_of[i]].push(i);
+        }
+        for mut docs in by_type.into_iter().filter(|v| v.len() > w.balance_keep) {
+            docs.sort_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
+            for &i in &docs[w.balance_keep..] {
+                base[i] -= (1.0 - w.balance_share) * wordless[i];
+            }
+        }
     }
 
     /// The `alias` channel, for a reader: a field's name is another name for the type it
@@ -579,6 +605,7 @@ impl SearchBackend for StructureBackend {
         }
         let n = self.n;
         let mut base = vec![0f32; n];
+        let mut wordless = vec![0f32; n];
         let mut lexical = vec![0f32; n];
         for (name, wt, v) in &channels {
             if !self.on(name) || *wt == 0.0 {
@@ -610,10 +637,19 @@ impl SearchBackend for StructureBackend {
                     s += w.enum_value * erel[e] * trel[self.owner_of[i]] * 0.5;
                 }
             }
+            if reader && self.on("type") && lexical[i] > 0.0 && !own_words(&channels, i) {
+                // The owner lift's second half, which the balance may take back.
+                wordless[i] = w.owner_type * trel[self.owner_of[i]] * 0.25;
+            }
             if self.on("depth") {
-                s /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
+                let f = 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
+                s /= f;
+                wordless[i] /= f;
             }
             base[i] = s;
+        }
+        if reader && self.on("balance") && w.balance_share < 1.0 {
+            self.balance(&wordless, trel.len(), &mut base);
         }
         let mut root_lift = Vec::new();
         if query.purpose == Purpose::Search && self.on("root") && w.root > 0.0 {
@@ -651,4 +687,13 @@ impl SearchBackend for StructureBackend {
         }
         Ok(out)
     }
+}
+
+/// Whether doc `i` matches a question word by its own name, description or arguments (not
+/// only through its owner's name, which its rendered text also carries).
+fn own_words(channels: &[(&str, f32, Vec<f32>)], i: usize) -> bool {
+    channels
+        .iter()
+        .filter(|(name, _, _)| matches!(*name, "name" | "desc" | "args"))
+        .any(|(_, _, v)| v[i] > 0.0)
 }

@@ -72,6 +72,15 @@ pub struct StructureWeights {
     /// more than a name of the type, so a smaller share (0 switches it off).
     #[serde(default = "default_field_alias")]
     pub field_alias: f32,
+    /// For a reader, term balance: among the fields of one type that match no question
+    /// word of their own (no name, description or argument match; only the owner's
+    /// words), this many (by base score) keep the owner lift's second half ...
+    #[serde(default = "default_balance_keep")]
+    pub balance_keep: usize,
+    /// ... and the others keep this share of it (1 switches the balance off; the
+    /// `balance` channel).
+    #[serde(default = "default_balance_share")]
+    pub balance_share: f32,
     /// How many top base hits propagate along the graph.
     pub seeds: usize,
     /// Paths per seed.
@@ -114,6 +123,8 @@ impl Default for StructureWeights {
             caller: default_caller(),
             root_alias: default_root_alias(),
             field_alias: default_field_alias(),
+            balance_keep: default_balance_keep(),
+            balance_share: default_balance_share(),
             seeds: 20,
             paths_per_seed: 2,
         }
@@ -170,10 +181,25 @@ fn default_field_alias() -> f32 {
     0.2
 }
 
+/// Chosen left-one-API-out on github, linear and singapore over keep {1, 2, 3, 4, 5, 10,
+/// 20} × share {0, 0.25, 0.5} (docs/ranking.md, "Term balance: a type's fields without
+/// words of their own"), by recall@50 with recall@10 and MRR not lower on the tuning pair,
+/// ties to the smallest change: every left-out API gets keep 2, share 0.25 (github 0.4651
+/// / 0.7687 / 0.6323 -> 0.4686 / 0.7722 / 0.6337, linear 0.4463 / 0.8043 / 0.6232 ->
+/// 0.4483 / 0.8090 / 0.6233, singapore unchanged).
+fn default_balance_keep() -> usize {
+    2
+}
+
+/// See [`default_balance_keep`].
+fn default_balance_share() -> f32 {
+    0.25
+}
+
 impl StructureWeights {
     /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
     /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 21] = [
+    pub const WEIGHT_KEYS: [&'static str; 22] = [
         "text",
         "name",
         "desc",
@@ -195,6 +221,7 @@ impl StructureWeights {
         "caller",
         "root_alias",
         "field_alias",
+        "balance_share",
     ];
 
     /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
@@ -221,6 +248,7 @@ impl StructureWeights {
             "caller" => &mut self.caller,
             "root_alias" => &mut self.root_alias,
             "field_alias" => &mut self.field_alias,
+            "balance_share" => &mut self.balance_share,
             _ => return None,
         })
     }
@@ -240,10 +268,11 @@ impl StructureWeights {
                 "seeds" => self.seeds = x.max(0.0) as usize,
                 "paths_per_seed" => self.paths_per_seed = x.max(0.0) as usize,
                 "value_hits" => self.value_hits = x.max(0.0) as usize,
+                "balance_keep" => self.balance_keep = x.max(0.0) as usize,
                 _ => {
                     *self.weight_mut(k).ok_or_else(|| {
                         SearchError::Other(format!(
-                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed, value_hits",
+                            "unknown weight `{k}`; expected one of {}, seeds, paths_per_seed, value_hits, balance_keep",
                             Self::WEIGHT_KEYS.join(", ")
                         ))
                     })? = x

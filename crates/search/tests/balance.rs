@@ -1,0 +1,70 @@
+//! The `balance` channel (term balance): among a type's fields that match no question word
+//! of their own, only the first `balance_keep` keep the owner lift's second half; one word
+//! naming a big type no longer fills the list with its fields. For a reader only.
+
+mod common;
+
+use common::{coords, github, nautical, rank_of, structure};
+use gqlnav_search::{Purpose, Query, StructureBackend};
+
+/// On the held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause):
+/// "marketplace" names `MarketplaceConfiguration`, a type of some 60 settings. Without the
+/// balance 28 of the top 50 are its fields and the root list `Query.customers` ranks 74th;
+/// with it 15 and 47th.
+#[test]
+fn one_word_naming_a_big_type_does_not_fill_the_list() {
+    let ctx = nautical();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "").without(&["balance"]);
+    let q = Query::new("How many customers does the marketplace have in total?");
+    let config = |b: &StructureBackend| {
+        coords(b, &ctx, &q)[..50]
+            .iter()
+            .filter(|c| c.starts_with("MarketplaceConfiguration."))
+            .count()
+    };
+    let (with, without) = (config(&on), config(&off));
+    assert!(
+        with <= 20 && without >= 25,
+        "with {with}, without {without}"
+    );
+    let r = rank_of(&on, &ctx, &q.text, "Query.customers");
+    assert!(r.is_some_and(|r| r < 50), "with: {r:?}");
+    let r = rank_of(&off, &ctx, &q.text, "Query.customers");
+    assert!(r.is_none_or(|r| r >= 50), "without: {r:?}");
+}
+
+/// Measured on bundled GitHub: "environments protection rules" — `Environment.name`
+/// matches "environments" only through its owner, and is the first such field of its
+/// type, so it keeps its lift while other types' wordless fields give theirs up: 34th with
+/// the balance, 54th without. A share of 1 is no balance at all: the same ranking as
+/// switching the channel off by name.
+#[test]
+fn a_types_first_wordless_fields_keep_their_lift() {
+    let ctx = github();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "balance_share=1");
+    let q = "environments protection rules";
+    let r = rank_of(&on, &ctx, q, "Environment.name");
+    assert!(r.is_some_and(|r| r < 40), "with: {r:?}");
+    let r = rank_of(&off, &ctx, q, "Environment.name");
+    assert!(r.is_none_or(|r| r >= 50), "without: {r:?}");
+    let named_off = structure(&ctx, "").without(&["balance"]);
+    assert_eq!(
+        coords(&named_off, &ctx, &Query::new(q)),
+        coords(&off, &ctx, &Query::new(q))
+    );
+}
+
+/// A slicer's ranking is the ranking without the balance.
+#[test]
+fn a_slicers_ranking_is_unchanged() {
+    let ctx = nautical();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "balance_share=1");
+    let q = Query {
+        purpose: Purpose::Slice,
+        ..Query::new("How many customers does the marketplace have in total?")
+    };
+    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+}
