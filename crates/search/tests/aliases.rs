@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{coords, github, rank_of, structure};
+use common::{assert_moved, coords, github, structure};
 use gqlnav_search::{Purpose, Query};
 
 /// Measured on bundled GitHub: "viewer" names no type, but `Query.viewer` returns
@@ -17,10 +17,7 @@ fn a_root_fields_name_names_the_type_it_returns() {
     let off = structure(&ctx, "root_alias=0,field_alias=0");
     let q = "which repositories has the viewer pinned";
     for coord in ["User.pinnedItems", "Query.viewer"] {
-        let r = rank_of(&on, &ctx, q, coord);
-        assert!(r.is_some_and(|r| r < 10), "{coord} with the channel: {r:?}");
-        let r = rank_of(&off, &ctx, q, coord);
-        assert!(r.is_none_or(|r| r >= 40), "{coord} without: {r:?}");
+        assert_moved(&on, &off, &ctx, q, coord, 10, 40);
     }
     // Switching the channel off by name is the same as zero shares.
     let named_off = structure(&ctx, "").without(&["alias"]);
@@ -38,10 +35,7 @@ fn any_fields_name_names_its_type_at_a_smaller_share() {
     let on = structure(&ctx, "");
     let off = structure(&ctx, "field_alias=0");
     let q = "mutual followers";
-    let r = rank_of(&on, &ctx, q, "User.isFollowingViewer");
-    assert!(r.is_some_and(|r| r < 50), "with the field share: {r:?}");
-    let r = rank_of(&off, &ctx, q, "User.isFollowingViewer");
-    assert!(r.is_none_or(|r| r >= 50), "without: {r:?}");
+    assert_moved(&on, &off, &ctx, q, "User.isFollowingViewer", 50, 50);
 }
 
 /// A slicer's ranking is the ranking without the channel: slices value what the

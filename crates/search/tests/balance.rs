@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{coords, github, nautical, rank_of, structure};
+use common::{assert_moved, coords, github, nautical, structure};
 use gqlnav_search::{Purpose, Query, StructureBackend};
 
 /// On the held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause):
@@ -28,10 +28,7 @@ fn one_word_naming_a_big_type_does_not_fill_the_list() {
         with <= 20 && without >= 25,
         "with {with}, without {without}"
     );
-    let r = rank_of(&on, &ctx, &q.text, "Query.customers");
-    assert!(r.is_some_and(|r| r < 50), "with: {r:?}");
-    let r = rank_of(&off, &ctx, &q.text, "Query.customers");
-    assert!(r.is_none_or(|r| r >= 50), "without: {r:?}");
+    assert_moved(&on, &off, &ctx, &q.text, "Query.customers", 50, 50);
 }
 
 /// Measured on bundled GitHub: "environments protection rules" — `Environment.name`
@@ -45,10 +42,7 @@ fn a_types_first_wordless_fields_keep_their_lift() {
     let on = structure(&ctx, "");
     let off = structure(&ctx, "balance_share=1");
     let q = "environments protection rules";
-    let r = rank_of(&on, &ctx, q, "Environment.name");
-    assert!(r.is_some_and(|r| r < 40), "with: {r:?}");
-    let r = rank_of(&off, &ctx, q, "Environment.name");
-    assert!(r.is_none_or(|r| r >= 50), "without: {r:?}");
+    assert_moved(&on, &off, &ctx, q, "Environment.name", 40, 50);
     let named_off = structure(&ctx, "").without(&["balance"]);
     assert_eq!(
         coords(&named_off, &ctx, &Query::new(q)),

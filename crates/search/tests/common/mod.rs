@@ -23,6 +23,23 @@ pub fn rank_of(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) 
         .position(|h| ctx.corpus.entries[h.doc].coordinate == coord)
 }
 
+/// Asserts that `coord` ranks under `within` (0-based) with ranker `on` and at `beyond` or
+/// past the top 100 with `off`: what a channel moves, seen from both sides.
+pub fn assert_moved(
+    on: &StructureBackend,
+    off: &StructureBackend,
+    ctx: &SearchContext,
+    q: &str,
+    coord: &str,
+    within: usize,
+    beyond: usize,
+) {
+    let r = rank_of(on, ctx, q, coord);
+    assert!(r.is_some_and(|r| r < within), "{coord} with: {r:?}");
+    let r = rank_of(off, ctx, q, coord);
+    assert!(r.is_none_or(|r| r >= beyond), "{coord} without: {r:?}");
+}
+
 /// The coordinates of the top 100 hits for `q`, in rank order.
 pub fn coords(b: &StructureBackend, ctx: &SearchContext, q: &Query) -> Vec<String> {
     b.search(q, 100)
