@@ -209,15 +209,20 @@ impl StructureBackend {
     /// type that match no question word of their own (`wordless[i]` > 0: that second
     /// half), the first `balance_keep` by base score keep it (their short rendered texts
     /// rank first: `body`, `createdAt`) and the others keep `balance_share` of it.
-    fn balance(&self, wordless: &[f32], types: usize, base: &mut [f32]) {
+    fn balance(&self, wordless: &[f32], base: &mut [f32]) {
         let w = &self.weights;
-        let mut by_type: Vec<Vec<usize>> = vec![Vec::new(); types];
-        for (i, _) in wordless.iter().enumerate().filter(|(_, &d)| d > 0.0) {
-            by_type[self.owner_of[i]].push(i);
-        }
-        for mut docs in by_type.into_iter().filter(|v| v.len() > w.balance_keep) {
-            docs.sort_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
-            for &i in &docs[w.balance_keep..] {
+        let mut docs: Vec<usize> = (0..wordless.len()).filter(|&i| wordless[i] > 0.0).collect();
+        // By owner type, then best base first (ties by corpus order).
+        docs.sort_by(|&a, &b| {
+            (self.owner_of[a].cmp(&self.owner_of[b]))
+                .then(base[b].total_cmp(&base[a]))
+                .then(a.cmp(&b))
+        });
+        let mut kept = 0;
+        for (k, &i) in docs.iter().enumerate() {
+            let same_type = k > 0 && self.owner_of[docs[k - 1]] == self.owner_of[i];
+            kept = if same_type { kept + 1 } else { 1 };
+            if kept > w.balance_keep {
                 base[i] -= (1.0 - w.balance_share) * wordless[i];
             }
         }
@@ -649,7 +654,7 @@ impl SearchBackend for StructureBackend {
             base[i] = s;
         }
         if reader && self.on("balance") && w.balance_share < 1.0 {
-            self.balance(&wordless, trel.len(), &mut base);
+            self.balance(&wordless, &mut base);
         }
         let mut root_lift = Vec::new();
         if query.purpose == Purpose::Search && self.on("root") && w.root > 0.0 {
