@@ -25,6 +25,23 @@ pub(super) fn deprecated_fields(ctx: &SearchContext) -> Vec<bool> {
         .collect()
 }
 
+/// Per doc: the field is a *label* of its type (the `label` channel): a non-null `String`
+/// without arguments whose name is one word (`name`, `title`, `key`, `login`; not
+/// `licenceType`). A question about a type's items reads them, named or not ("which
+/// teams am I in" shows each team's name). Form, not names: nothing here knows a word.
+pub(super) fn label_fields(ctx: &SearchContext) -> Vec<bool> {
+    ctx.corpus
+        .entries
+        .iter()
+        .map(|e| {
+            e.kind == EntryKind::Field
+                && e.return_type == "String!"
+                && e.args.is_empty()
+                && !e.name.chars().any(|c| c.is_uppercase() || c == '_')
+        })
+        .collect()
+}
+
 /// Per doc: when the field returns a connection, that connection's count fields (its
 /// non-list `Int` fields, such as `totalCount`); empty otherwise. A counting question
 /// completes a top hit with them (`value_hits`).

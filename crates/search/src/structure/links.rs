@@ -145,10 +145,7 @@ impl StructureBackend {
         b.types_bm25 = Some(Bm25Backend::load_files(&dir.join("types"), n_types)?);
         b.enums = Some(super::docs::enum_index(ctx)?);
         b.rendering = ctx.rendered.rendering.name().to_string();
-        b.root_field = super::facts::root_fields(ctx);
-        b.deprecated = super::facts::deprecated_fields(ctx);
-        b.count_of = super::facts::count_fields(ctx);
-        b.callers = super::Callers::new(ctx);
+        b.read_facts(ctx);
         b.ctx = Some(ctx.clone());
         Ok(b)
     }

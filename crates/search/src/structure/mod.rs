@@ -37,6 +37,9 @@
 //! * `balance`: for a reader, term balance: among a type's fields that match no question
 //!   word of their own, only the first `balance_keep` keep the owner lift's second half,
 //!   the rest `balance_share` of it ([`StructureBackend::balance`]).
+//! * `label`: for a reader, a type's *label* fields (a non-null `String` with a one-word
+//!   name: `name`, `title`) are lifted by the type's relevance, under the type's best
+//!   field with a question word of its own ([`StructureBackend::lift_labels`]).
 //! * `person`: in a first-person question asked by a reader ("my assigned issues"), a
 //!   hit's type is also reached through the current caller (`Query.viewer` →
 //!   `User.assignedIssues`), at the path share: [`caller`].
@@ -88,6 +91,8 @@ pub struct StructureBackend {
     root_field: Vec<bool>,
     /// per doc: the field is deprecated
     deprecated: Vec<bool>,
+    /// per doc: the field is a label of its type ([`facts::label_fields`])
+    label: Vec<bool>,
     /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
     count_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
@@ -127,6 +132,7 @@ impl StructureBackend {
             depth_of: Vec::new(),
             root_field: Vec::new(),
             deprecated: Vec::new(),
+            label: Vec::new(),
             count_of: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
@@ -142,7 +148,7 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 17] = [
+    pub const CHANNELS: [&'static str; 18] = [
         "name",
         "desc",
         "owner",
@@ -160,6 +166,7 @@ impl StructureBackend {
         "deprecated",
         "alias",
         "balance",
+        "label",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -170,6 +177,16 @@ impl StructureBackend {
 
     fn on(&self, ch: &str) -> bool {
         !self.disabled.iter().any(|d| d == ch)
+    }
+
+    /// The per-doc facts read from the schema, not saved: the same when an index is built
+    /// and when a saved one is loaded ([`facts`]).
+    fn read_facts(&mut self, ctx: &SearchContext) {
+        self.root_field = facts::root_fields(ctx);
+        self.deprecated = facts::deprecated_fields(ctx);
+        self.label = facts::label_fields(ctx);
+        self.count_of = facts::count_fields(ctx);
+        self.callers = Callers::new(ctx);
     }
 
     /// The `root` channel: a root field is an entry point to the type it returns, and
@@ -228,6 +245,42 @@ impl StructureBackend {
         }
     }
 
+    /// The `label` channel, for a reader: a question about a type's items reads their
+    /// labels whether it names them or not ("which teams am I a member of" shows each
+    /// team's `name`, "what issues are assigned to me" each issue's `title`). Each label
+    /// field ([`facts::label_fields`]) gets `label` × the owner lift's second half
+    /// (`owner_type` × its type's relevance × 0.25, over the depth factor), but stays
+    /// under the best base score among its type's other fields that match a question word
+    /// of their own: a label follows what the question asks of the type and never passes
+    /// it ("which clinics have a phone number listed": `telephone` stays above `name`).
+    /// Its own base score is kept when higher. Returns each doc's lift, for `--explain`.
+    fn lift_labels(&self, own: &[bool], trel: &[f32], base: &mut [f32]) -> Vec<f32> {
+        let w = &self.weights;
+        let mut best = vec![f32::NEG_INFINITY; trel.len()];
+        for i in (0..base.len()).filter(|&i| own[i] && !self.label[i]) {
+            let t = self.owner_of[i];
+            best[t] = best[t].max(base[i]);
+        }
+        let mut lift = vec![0f32; base.len()];
+        for i in (0..base.len()).filter(|&i| self.label[i]) {
+            let t = self.owner_of[i];
+            let mut l = w.label * w.owner_type * trel[t] * 0.25;
+            if self.on("depth") {
+                l /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
+            }
+            if l <= 0.0 {
+                continue;
+            }
+            let mut lifted = base[i] + l;
+            if best[t].is_finite() {
+                lifted = lifted.min((best[t] * 0.999).max(base[i]));
+            }
+            lift[i] = lifted - base[i];
+            base[i] = lifted;
+        }
+        lift
+    }
+
     /// The `alias` channel, for a reader: a field's name is another name for the type it
     /// returns (connections and lists unwrapped), so the question's match on the name
     /// (the normalised `name` channel) is a match on that type too: the type's relevance
@@ -270,6 +323,7 @@ impl StructureBackend {
         final_s: &mut [f32],
         reader: bool,
         counting: bool,
+        labelled: &[f32],
     ) {
         let w = &self.weights;
         let mut lift = vec![0f32; final_s.len()];
@@ -289,7 +343,10 @@ impl StructureBackend {
         }
         if reader && w.value_hits > 0 {
             let cap = top.last().map_or(0.0, |h| h.score) * 0.999;
-            for hit in top.iter().take(w.value_hits) {
+            let own_hits = top
+                .iter()
+                .filter(|h| !labelled.get(h.doc).is_some_and(|&l| l > 0.0));
+            for hit in own_hits.take(w.value_hits) {
                 lend(hit, 1.0, cap, &mut lift);
                 if counting {
                     for &c in &self.count_of[hit.doc] {
@@ -383,6 +440,9 @@ impl StructureBackend {
         if why.root_lift.get(d).is_some_and(|&l| l > 0.0) {
             ex.push(("root".into(), why.root_lift[d]));
         }
+        if why.label_lift.get(d).is_some_and(|&l| l > 0.0) {
+            ex.push(("label".into(), why.label_lift[d]));
+        }
         if why.prop[d] > 0.0 {
             ex.push(("graph".into(), why.prop[d]));
         }
@@ -398,6 +458,7 @@ struct Why<'a> {
     trel: &'a [f32],
     erel: &'a [f32],
     root_lift: &'a [f32],
+    label_lift: &'a [f32],
     prop: &'a [f32],
     base: &'a [f32],
 }
@@ -487,10 +548,7 @@ impl SearchBackend for StructureBackend {
             .iter()
             .map(|e| graph.depth(&e.owner).unwrap_or(6.0) as f32)
             .collect();
-        self.root_field = facts::root_fields(ctx);
-        self.deprecated = facts::deprecated_fields(ctx);
-        self.count_of = facts::count_fields(ctx);
-        self.callers = Callers::new(ctx);
+        self.read_facts(ctx);
         // Paths per owner type, as doc lists.
         let mut type_paths = vec![Vec::new(); types.len()];
         let mut reader_paths = vec![Vec::new(); types.len()];
@@ -656,6 +714,11 @@ impl SearchBackend for StructureBackend {
         if reader && self.on("balance") && w.balance_share < 1.0 {
             self.balance(&wordless, &mut base);
         }
+        let mut label_lift = Vec::new();
+        if reader && self.on("label") && w.label > 0.0 {
+            let own: Vec<bool> = (0..n).map(|i| own_words(&channels, i)).collect();
+            label_lift = self.lift_labels(&own, &trel, &mut base);
+        }
         let mut root_lift = Vec::new();
         if query.purpose == Purpose::Search && self.on("root") && w.root > 0.0 {
             root_lift = self.lift_root_fields(&channels[1].2, &trel, &mut base);
@@ -675,7 +738,14 @@ impl SearchBackend for StructureBackend {
         }
         if self.on("value") && w.value > 0.0 {
             let counting = crate::analyzer::asks_how_many(&query.text);
-            self.lift_value_fields(&base, &mut prop, &mut final_s, reader, counting);
+            self.lift_value_fields(
+                &base,
+                &mut prop,
+                &mut final_s,
+                reader,
+                counting,
+                &label_lift,
+            );
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);
         let why = Why {
@@ -684,6 +754,7 @@ impl SearchBackend for StructureBackend {
             trel: &trel,
             erel: &erel,
             root_lift: &root_lift,
+            label_lift: &label_lift,
             prop: &prop,
             base: &base,
         };

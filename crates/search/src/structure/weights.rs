@@ -81,6 +81,12 @@ pub struct StructureWeights {
     /// `balance` channel).
     #[serde(default = "default_balance_share")]
     pub balance_share: f32,
+    /// For a reader, a *label* field (a non-null `String` with a one-word name and no
+    /// arguments: `name`, `title`) is lifted by its owner type's relevance, at this share
+    /// of the owner lift's second half, and stays under the type's best field that
+    /// matches a question word of its own (0 switches it off; the `label` channel).
+    #[serde(default = "default_label")]
+    pub label: f32,
     /// How many top base hits propagate along the graph.
     pub seeds: usize,
     /// Paths per seed.
@@ -125,6 +131,7 @@ impl Default for StructureWeights {
             field_alias: default_field_alias(),
             balance_keep: default_balance_keep(),
             balance_share: default_balance_share(),
+            label: default_label(),
             seeds: 20,
             paths_per_seed: 2,
         }
@@ -196,10 +203,20 @@ fn default_balance_share() -> f32 {
     0.25
 }
 
+/// Chosen left-one-API-out on github, linear and singapore over {0, 0.2, 0.4, 0.6, 0.8, 1,
+/// 1.25, 1.5, 2} in the twentieth session, by recall@50 with recall@10 and MRR not lower
+/// on the tuning pair, ties to the smallest change (docs/ranking.md, "Labels"): github
+/// left out gets 1.25 (0.4686 / 0.7722 / 0.6337 -> 0.4750 / 0.7798 / 0.6327), linear left
+/// out 1 (0.4483 / 0.8090 / 0.6233 -> 0.5077 / 0.8435 / 0.6331), singapore left out 1
+/// (unchanged); all three together 1 (github 0.4739 / 0.7798 / 0.6339).
+fn default_label() -> f32 {
+    1.0
+}
+
 impl StructureWeights {
     /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
     /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 22] = [
+    pub const WEIGHT_KEYS: [&'static str; 23] = [
         "text",
         "name",
         "desc",
@@ -222,6 +239,7 @@ impl StructureWeights {
         "root_alias",
         "field_alias",
         "balance_share",
+        "label",
     ];
 
     /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
@@ -249,6 +267,7 @@ impl StructureWeights {
             "root_alias" => &mut self.root_alias,
             "field_alias" => &mut self.field_alias,
             "balance_share" => &mut self.balance_share,
+            "label" => &mut self.label,
             _ => return None,
         })
     }

@@ -1,5 +1,5 @@
-//! Shared helpers of the search tests: the bundled WG GitHub schema, the bundled held-out
-//! Nautical schema, and ranks in them.
+//! Shared helpers of the search tests: the bundled WG schemas (GitHub, Linear, Singapore),
+//! the bundled held-out Nautical schema, a schema from SDL text, and ranks in them.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -62,6 +62,24 @@ pub fn context(rel: &str) -> SearchContext {
 /// The bundled WG GitHub schema's search context.
 pub fn github() -> SearchContext {
     context("benchmarks/wg/schemas/github/schema.graphql")
+}
+
+/// The bundled WG Linear schema's search context.
+pub fn linear() -> SearchContext {
+    context("benchmarks/wg/schemas/linear/schema.graphql")
+}
+
+/// The bundled WG Singapore schema's search context.
+pub fn singapore() -> SearchContext {
+    context("benchmarks/wg/schemas/singapore/schema.graphql")
+}
+
+/// The search context of an SDL text (dot-plus-gloss rendering, fields only).
+pub fn sdl(text: &str) -> SearchContext {
+    let g = Arc::new(gqlnav_schema::load_sdl_str(text, "test.graphql").expect("test SDL"));
+    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
+    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
+    SearchContext::new(g, c, r)
 }
 
 /// The held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause).

@@ -1,0 +1,86 @@
+//! The `label` channel: a type's label fields (a non-null `String` with a one-word name and
+//! no arguments) follow the type into a reader's list, under the fields the question asks
+//! of it by their own words. For a reader only.
+
+mod common;
+
+use common::{assert_moved, coords, linear, rank_of, sdl, singapore, structure};
+use gqlnav_search::{Purpose, Query, SearchBackend};
+
+/// On the bundled WG Linear schema: "which teams am I currently a member of" names no
+/// field of `Team`, yet an answer lists each team by its `name` and `key`: 4th and 7th
+/// with labels, 25th and 62nd without (measured). The same for issues and `title`.
+#[test]
+fn a_question_about_a_types_items_gets_their_labels() {
+    let ctx = linear();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "label=0");
+    let q = "Which teams am I currently a member of?";
+    assert_moved(&on, &off, &ctx, q, "Team.name", 10, 20);
+    assert_moved(&on, &off, &ctx, q, "Team.key", 10, 50);
+    let q = "What issues are assigned to me?";
+    assert_moved(&on, &off, &ctx, q, "Issue.title", 5, 50);
+    // Switching the channel off by name is the weight 0.
+    let named_off = structure(&ctx, "").without(&["label"]);
+    assert_eq!(
+        coords(&named_off, &ctx, &Query::new(q)),
+        coords(&off, &ctx, &Query::new(q))
+    );
+}
+
+/// On the bundled WG Singapore schema: "which clinics have a phone number listed" asks
+/// for `Clinic.telephone` by its description. The label `Clinic.name` rises (6th -> 2nd)
+/// but stays under it. Without the cap (probed in the twentieth session, docs/ranking.md,
+/// "Labels") labels passed the asked fields here and in two other Singapore questions,
+/// and its MRR fell from 0.893 to 0.625.
+#[test]
+fn a_label_never_passes_what_the_question_asks_of_its_type() {
+    let ctx = singapore();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "label=0");
+    let q = "Which clinics have a phone number listed?";
+    assert_eq!(rank_of(&on, &ctx, q, "Clinic.telephone"), Some(0));
+    assert_eq!(rank_of(&off, &ctx, q, "Clinic.telephone"), Some(0));
+    assert_eq!(rank_of(&on, &ctx, q, "Clinic.name"), Some(1));
+    assert!(rank_of(&off, &ctx, q, "Clinic.name").is_some_and(|r| r >= 4));
+}
+
+/// What a label is, by form alone: non-null `String`, no arguments, one word. A nullable
+/// string, a two-word name, a field with arguments, a list and a non-string are not.
+#[test]
+fn a_label_is_a_one_word_non_null_string_without_arguments() {
+    let ctx = sdl(r#"
+        type Query { boats: [Boat!]! }
+        "A boat in the harbour."
+        type Boat {
+          name: String!
+          licenceType: String!
+          nickname: String
+          code(format: String): String!
+          tags: [String!]!
+          length: Int!
+          harbour_name: String!
+        }
+    "#);
+    let b = structure(&ctx, "");
+    let hits = b.search(&Query::new("which boats are there"), 20).unwrap();
+    let lifted: Vec<&str> = hits
+        .iter()
+        .filter(|h| h.explain.iter().any(|(ch, v)| ch == "label" && *v > 0.0))
+        .map(|h| ctx.corpus.entries[h.doc].coordinate.as_str())
+        .collect();
+    assert_eq!(lifted, ["Boat.name"]);
+}
+
+/// A slicer's ranking is the ranking without labels.
+#[test]
+fn a_slicers_ranking_is_unchanged() {
+    let ctx = linear();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "label=0");
+    let q = Query {
+        purpose: Purpose::Slice,
+        ..Query::new("What issues are assigned to me?")
+    };
+    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+}
