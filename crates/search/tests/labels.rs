@@ -84,3 +84,23 @@ fn a_slicers_ranking_is_unchanged() {
     };
     assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
 }
+
+/// A top hit returning an object brings that type's labels as completions: an operation
+/// selecting `Organization.membersWithRole` selects something of each user, and "what
+/// roles do members have" names nothing of `User`. Measured on the bundled WG GitHub
+/// schema: `User.login` past 100 -> 26th with `label_hits` 0.6; linear's "who is involved
+/// with issue ENG-902 — creator, assignee, subscribers?" brings `User.name` the same way
+/// (past 100 -> 19th).
+#[test]
+fn a_hit_returning_an_object_brings_its_labels() {
+    let ctx = common::github();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "label_hits=0");
+    let q = "What roles do members of the octocat organization have?";
+    assert_moved(&on, &off, &ctx, q, "User.login", 30, 100);
+    let ctx = linear();
+    let on = structure(&ctx, "");
+    let off = structure(&ctx, "label_hits=0");
+    let q = "Who is involved with issue ENG-902 — creator, assignee, subscribers?";
+    assert_moved(&on, &off, &ctx, q, "User.name", 25, 100);
+}

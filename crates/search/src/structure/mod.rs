@@ -39,7 +39,8 @@
 //!   the rest `balance_share` of it ([`StructureBackend::balance`]).
 //! * `label`: for a reader, a type's *label* fields (a non-null `String` with a one-word
 //!   name: `name`, `title`) are lifted by the type's relevance, under the type's best
-//!   field with a question word of its own ([`StructureBackend::lift_labels`]).
+//!   field with a question word of its own ([`StructureBackend::lift_labels`]); the
+//!   labels of the type a completed top hit returns are completions (`label_hits`).
 //! * `person`: in a first-person question asked by a reader ("my assigned issues"), a
 //!   hit's type is also reached through the current caller (`Query.viewer` →
 //!   `User.assignedIssues`), at the path share: [`caller`].
@@ -93,6 +94,8 @@ pub struct StructureBackend {
     deprecated: Vec<bool>,
     /// per doc: the field is a label of its type ([`facts::label_fields`])
     label: Vec<bool>,
+    /// per type: its label fields (completions of a top hit returning the type)
+    labels_of: Vec<Vec<usize>>,
     /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
     count_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
@@ -133,6 +136,7 @@ impl StructureBackend {
             root_field: Vec::new(),
             deprecated: Vec::new(),
             label: Vec::new(),
+            labels_of: Vec::new(),
             count_of: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
@@ -185,6 +189,16 @@ impl StructureBackend {
         self.root_field = facts::root_fields(ctx);
         self.deprecated = facts::deprecated_fields(ctx);
         self.label = facts::label_fields(ctx);
+        let n_types = (self.owner_of.iter().copied())
+            .chain(self.ret_of.iter().flatten().copied())
+            .max()
+            .map_or(0, |m| m + 1);
+        self.labels_of = vec![Vec::new(); n_types];
+        for (i, &o) in self.owner_of.iter().enumerate() {
+            if self.label[i] {
+                self.labels_of[o].push(i);
+            }
+        }
         self.count_of = facts::count_fields(ctx);
         self.callers = Callers::new(ctx);
     }
@@ -315,7 +329,9 @@ impl StructureBackend {
     /// The fields on such a hit's root paths are completions too (the `path` channel's
     /// paths: an operation selecting the hit names each of them), and in a counting
     /// question ([`crate::analyzer::asks_how_many`]) the count fields of the connection
-    /// it returns (`totalCount`).
+    /// it returns (`totalCount`); and at the `label_hits` share, the labels of the type it
+    /// returns (`Issue.assignee` → `User.name`). Labels the `label` channel lifted
+    /// (`labelled`) are not hits to complete.
     fn lift_value_fields(
         &self,
         base: &[f32],
@@ -351,6 +367,15 @@ impl StructureBackend {
                 if counting {
                     for &c in &self.count_of[hit.doc] {
                         lift[c] = lift[c].max(hit.score.min(cap));
+                    }
+                }
+                // The labels of the type it returns (`Issue.assignee` → `User.name`): a
+                // selection of an object names at least one of them.
+                if self.on("label") && w.label_hits > 0.0 {
+                    if let Some(t) = self.ret_of[hit.doc] {
+                        for &p in &self.labels_of[t] {
+                            lift[p] = lift[p].max((w.label_hits * hit.score).min(cap));
+                        }
                     }
                 }
                 // The fields on its paths from the root (the ones the `path` channel
