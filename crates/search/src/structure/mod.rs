@@ -709,6 +709,13 @@ impl SearchBackend for StructureBackend {
             .map(|c| c.1)
             .sum::<f32>()
             .max(1e-6);
+        // Per doc, for a reader: it matches a question word of its own (the balance and
+        // the labels read it).
+        let own: Vec<bool> = if reader {
+            (0..n).map(|i| own_words(&channels, i)).collect()
+        } else {
+            Vec::new()
+        };
         for i in 0..n {
             let mut s = lexical[i] / wsum;
             if self.on("type") {
@@ -725,7 +732,7 @@ impl SearchBackend for StructureBackend {
                     s += w.enum_value * erel[e] * trel[self.owner_of[i]] * 0.5;
                 }
             }
-            if reader && self.on("type") && lexical[i] > 0.0 && !own_words(&channels, i) {
+            if reader && self.on("type") && lexical[i] > 0.0 && !own[i] {
                 // The owner lift's second half, which the balance may take back.
                 wordless[i] = w.owner_type * trel[self.owner_of[i]] * 0.25;
             }
@@ -741,7 +748,6 @@ impl SearchBackend for StructureBackend {
         }
         let mut label_lift = Vec::new();
         if reader && self.on("label") && w.label > 0.0 {
-            let own: Vec<bool> = (0..n).map(|i| own_words(&channels, i)).collect();
             label_lift = self.lift_labels(&own, &trel, &mut base);
         }
         let mut root_lift = Vec::new();
