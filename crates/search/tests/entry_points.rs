@@ -82,3 +82,22 @@ fn a_slicers_ranking_is_the_ranking_without_the_root_channel() {
         );
     }
 }
+
+/// A root list that a plural word of the question names ("what releases are there" and
+/// `Query.releases`) stays under `list_cap` (0.75) × the best base score instead of
+/// `root_cap` (0.6): on the bundled WG Linear schema 29th, 64th with `list_cap` 0
+/// (`root_cap` for every root field). The singular ("which team has cycles enabled")
+/// leaves `Query.teams` where it was.
+#[test]
+fn a_plural_word_naming_a_root_list_raises_its_cap() {
+    let ctx = common::linear();
+    let on = common::structure(&ctx, "");
+    let off = common::structure(&ctx, "list_cap=0");
+    let q = "What releases are there, and which issues does each release include?";
+    common::assert_moved(&on, &off, &ctx, q, "Query.releases", 35, 60);
+    let q = "Which team has cycles enabled?";
+    assert_eq!(
+        common::rank_of(&on, &ctx, q, "Query.teams"),
+        common::rank_of(&off, &ctx, q, "Query.teams")
+    );
+}

@@ -42,6 +42,20 @@ pub(super) fn label_fields(ctx: &SearchContext) -> Vec<bool> {
         .collect()
 }
 
+/// Per doc: a root field returning many, a list or a connection (`Query.teams`): the
+/// collection a question about many of a type reads (the `root` channel's `list_cap`).
+pub(super) fn root_lists(ctx: &SearchContext) -> Vec<bool> {
+    ctx.corpus
+        .entries
+        .iter()
+        .map(|e| {
+            ctx.graph.root_kind(&e.owner).is_some()
+                && (e.return_type.trim_end_matches('!').starts_with('[')
+                    || unwrap_connection(&ctx.graph, &e.named_type).is_some())
+        })
+        .collect()
+}
+
 /// Per doc: when the field returns a connection, that connection's count fields (its
 /// non-list `Int` fields, such as `totalCount`); empty otherwise. A counting question
 /// completes a top hit with them (`value_hits`).

@@ -95,6 +95,8 @@ pub struct StructureBackend {
     deprecated: Vec<bool>,
     /// per doc: the field is a label of its type ([`facts::label_fields`])
     label: Vec<bool>,
+    /// per doc: a root field returning many ([`facts::root_lists`])
+    root_list: Vec<bool>,
     /// per type: its label fields (completions of a top hit returning the type)
     labels_of: Vec<Vec<usize>>,
     /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
@@ -137,6 +139,7 @@ impl StructureBackend {
             root_field: Vec::new(),
             deprecated: Vec::new(),
             label: Vec::new(),
+            root_list: Vec::new(),
             labels_of: Vec::new(),
             count_of: Vec::new(),
             type_paths: Vec::new(),
@@ -190,6 +193,7 @@ impl StructureBackend {
         self.root_field = facts::root_fields(ctx);
         self.deprecated = facts::deprecated_fields(ctx);
         self.label = facts::label_fields(ctx);
+        self.root_list = facts::root_lists(ctx);
         let n_types = (self.owner_of.iter().copied())
             .chain(self.ret_of.iter().flatten().copied())
             .max()
@@ -642,7 +646,8 @@ impl SearchBackend for StructureBackend {
         }
         let mut root_lift = Vec::new();
         if query.purpose == Purpose::Search && self.on("root") && w.root > 0.0 {
-            root_lift = self.lift_root_fields(&channels[1].2, &trel, &mut base);
+            let named = self.plural_lists(&query.text);
+            root_lift = self.lift_root_fields(&channels[1].2, &trel, &mut base, &named);
         }
         // Propagation from the top seeds.
         let mut final_s = base.clone();

@@ -6,18 +6,42 @@
 use super::StructureBackend;
 
 impl StructureBackend {
+    /// Per doc, for the `root` channel: a root field returning many
+    /// ([`super::facts::root_lists`]) whose whole name is a plural word of the question
+    /// (a word of more than three letters ending in `s`): "which teams" and `Query.teams`,
+    /// "what releases are there" and `Query.releases`. The question asks for many of the
+    /// type, and this list is where they are.
+    pub(super) fn plural_lists(&self, text: &str) -> Vec<bool> {
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 3 && w.ends_with('s'))
+            .map(str::to_lowercase)
+            .collect();
+        let Some(ctx) = self.ctx.as_ref().filter(|_| !words.is_empty()) else {
+            return Vec::new();
+        };
+        (ctx.corpus.entries.iter().enumerate())
+            .map(|(i, e)| {
+                self.root_list[i] && words.iter().any(|w| w.eq_ignore_ascii_case(&e.name))
+            })
+            .collect()
+    }
+
     /// The `root` channel: a root field is an entry point to the type it returns, and
     /// its owner (the root) says nothing, so where other fields are lifted by their owner
     /// type's relevance a root field is lifted by the best of its own name's relevance
     /// (the normalised `name` channel: `customers` in "how many customers") and its
     /// return type's, at the owner-type scale (`owner_type` × 0.5) times `root`. The
     /// lifted base score stays under `root_cap` × the best base score (or its own base
-    /// score when higher). Returns each doc's lift (0 for the others), for `--explain`.
+    /// score when higher), and under `list_cap` × it for a list the question names by a
+    /// plural word (`named`, [`StructureBackend::plural_lists`]). Returns each doc's lift
+    /// (0 for the others), for `--explain`.
     pub(super) fn lift_root_fields(
         &self,
         name: &[f32],
         trel: &[f32],
         base: &mut [f32],
+        named: &[bool],
     ) -> Vec<f32> {
         let w = &self.weights;
         let top = base.iter().copied().fold(0.0f32, f32::max);
@@ -32,7 +56,12 @@ impl StructureBackend {
                 l /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
             }
             if l > 0.0 {
-                let lifted = (*b + l).min((w.root_cap * top).max(*b));
+                let cap = if w.list_cap > 0.0 && named.get(i).is_some_and(|&x| x) {
+                    w.list_cap
+                } else {
+                    w.root_cap
+                };
+                let lifted = (*b + l).min((cap * top).max(*b));
                 lift[i] = lifted - *b;
                 *b = lifted;
             }
