@@ -187,6 +187,16 @@ impl StructureBackend {
         !self.disabled.iter().any(|d| d == ch)
     }
 
+    /// The `depth` channel's divisor for doc `i`: 1 + `depth` × (its owner's depth − 1),
+    /// or 1 when the channel is off.
+    fn depth_factor(&self, i: usize) -> f32 {
+        if self.on("depth") {
+            1.0 + self.weights.depth * (self.depth_of[i] - 1.0).max(0.0)
+        } else {
+            1.0
+        }
+    }
+
     /// The per-doc facts read from the schema, not saved: the same when an index is built
     /// and when a saved one is loaded ([`facts`]).
     fn read_facts(&mut self, ctx: &SearchContext) {
@@ -630,11 +640,9 @@ impl SearchBackend for StructureBackend {
                 // The owner lift's second half, which the balance may take back.
                 wordless[i] = w.owner_type * trel[self.owner_of[i]] * 0.25;
             }
-            if self.on("depth") {
-                let f = 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
-                s /= f;
-                wordless[i] /= f;
-            }
+            let f = self.depth_factor(i);
+            s /= f;
+            wordless[i] /= f;
             base[i] = s;
         }
         if reader && self.on("balance") && w.balance_share < 1.0 {

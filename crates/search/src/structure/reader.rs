@@ -51,10 +51,7 @@ impl StructureBackend {
                 continue;
             }
             let ret = self.ret_of[i].map_or(0.0, |r| trel[r]);
-            let mut l = w.root * w.owner_type * name[i].max(ret) * 0.5;
-            if self.on("depth") {
-                l /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
-            }
+            let l = w.root * w.owner_type * name[i].max(ret) * 0.5 / self.depth_factor(i);
             if l > 0.0 {
                 let cap = if w.list_cap > 0.0 && named.get(i).is_some_and(|&x| x) {
                     w.list_cap
@@ -115,10 +112,7 @@ impl StructureBackend {
         let mut lift = vec![0f32; base.len()];
         for i in (0..base.len()).filter(|&i| self.label[i]) {
             let t = self.owner_of[i];
-            let mut l = w.label * w.owner_type * trel[t] * 0.25;
-            if self.on("depth") {
-                l /= 1.0 + w.depth * (self.depth_of[i] - 1.0).max(0.0);
-            }
+            let l = w.label * w.owner_type * trel[t] * 0.25 / self.depth_factor(i);
             if l <= 0.0 {
                 continue;
             }
