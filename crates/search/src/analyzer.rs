@@ -42,7 +42,7 @@ pub const STOP_WORDS: &[&str] = &[
     "you", "your",
 ];
 
-fn is_stop(w: &str) -> bool {
+pub(crate) fn is_stop(w: &str) -> bool {
     STOP_WORDS.binary_search(&w).is_ok()
 }
 

@@ -58,7 +58,7 @@ fn a_root_field_named_by_the_question_joins_a_readers_ranking() {
 
 /// A slicer's ranking is exactly the ranking without the channel (and without the other
 /// reader-only parts: the deprecated demotion, value completions, the caller's type, the
-/// aliases, the balance, the labels).
+/// aliases, the balance, the labels, the named types).
 #[test]
 fn a_slicers_ranking_is_the_ranking_without_the_root_channel() {
     let ctx = nautical();
@@ -66,8 +66,14 @@ fn a_slicers_ranking_is_the_ranking_without_the_root_channel() {
     b.index(&ctx).unwrap();
     let mut w = StructureWeights::default();
     w.apply_overrides("value_hits=0,caller=0").unwrap();
-    let mut off =
-        StructureBackend::new(w).without(&["root", "deprecated", "alias", "balance", "label"]);
+    let mut off = StructureBackend::new(w).without(&[
+        "root",
+        "deprecated",
+        "alias",
+        "balance",
+        "label",
+        "named",
+    ]);
     off.index(&ctx).unwrap();
     for text in [
         "list all warehouses",

@@ -43,17 +43,22 @@ fn doc_context(ctx: &SearchContext, docs: Vec<(String, String, String)>) -> Sear
 
 /// Type documents: a corpus of type entries (sorted by name; coordinate = name),
 /// indexed by name + description.
-pub(super) fn type_context(ctx: &SearchContext) -> SearchContext {
-    let graph: &SchemaGraph = &ctx.graph;
-    let mut type_names: Vec<&str> = graph
+/// The names of the type documents, in their order (the schema's own types, sorted).
+pub(super) fn type_names(graph: &SchemaGraph) -> Vec<&str> {
+    let mut names: Vec<&str> = graph
         .schema
         .types
         .iter()
         .filter(|(n, t)| !n.starts_with("__") && !t.is_built_in())
         .map(|(n, _)| n.as_str())
         .collect();
-    type_names.sort_unstable();
-    let docs = type_names
+    names.sort_unstable();
+    names
+}
+
+pub(super) fn type_context(ctx: &SearchContext) -> SearchContext {
+    let graph: &SchemaGraph = &ctx.graph;
+    let docs = type_names(graph)
         .iter()
         .map(|&n| {
             let desc = graph

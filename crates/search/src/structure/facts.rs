@@ -1,10 +1,11 @@
 //! Per-doc facts the ranker reads from the schema and the corpus, computed when an index
 //! is built and again when a saved one is loaded (they are not saved).
 
-use gqlnav_corpus::{Entry, EntryKind, OwnerKind};
+use gqlnav_corpus::{split_identifier, Entry, EntryKind, OwnerKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 
 use super::unwrap_connection;
+use crate::analyzer::s_stem;
 use crate::SearchContext;
 
 /// Per doc: whether its owner is a root type (the field is an entry point).
@@ -74,6 +75,39 @@ pub(super) fn count_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
             .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
             .collect()
     })
+}
+
+/// Per type document ([`super::docs::type_names`] order): the words of the type's name,
+/// singular (`PullRequest` → `pull`, `request`), for an object, interface or union type
+/// that is not a root; empty for the others. A question that says the name word for word
+/// ("the seller order", "pull requests") names the type itself (the `named` channel).
+pub(super) fn type_name_words(ctx: &SearchContext) -> Vec<Vec<String>> {
+    let graph = &ctx.graph;
+    super::docs::type_names(graph)
+        .into_iter()
+        .map(|n| {
+            let shaped = matches!(
+                graph.schema.types.get(n),
+                Some(ExtendedType::Object(_) | ExtendedType::Interface(_) | ExtendedType::Union(_))
+            );
+            if !shaped || graph.root_kind(n).is_some() {
+                return Vec::new();
+            }
+            split_identifier(n).iter().map(|w| s_stem(w)).collect()
+        })
+        .collect()
+}
+
+/// The words the schema uses: every entry's name, owner, type and description words,
+/// singular and lowercase, as the identifier analyzer reads them.
+pub(super) fn vocabulary(ctx: &SearchContext) -> std::collections::HashSet<String> {
+    let mut v = std::collections::HashSet::new();
+    for e in &ctx.corpus.entries {
+        for t in [&e.name, &e.owner, &e.named_type, &e.description] {
+            v.extend(crate::analyzer::Analyzer::Identifier.index_terms(t));
+        }
+    }
+    v
 }
 
 /// Per doc: `f` of a field entry, nothing for other entries.

@@ -99,6 +99,10 @@ pub struct StructureBackend {
     root_list: Vec<bool>,
     /// per type: its label fields (completions of a top hit returning the type)
     labels_of: Vec<Vec<usize>>,
+    /// per type: the words of its name ([`facts::type_name_words`]; the `named` channel)
+    name_words: Vec<Vec<String>>,
+    /// the words the schema uses (names and descriptions, singular, lowercase)
+    vocab: std::collections::HashSet<String>,
     /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
     count_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
@@ -141,6 +145,8 @@ impl StructureBackend {
             label: Vec::new(),
             root_list: Vec::new(),
             labels_of: Vec::new(),
+            name_words: Vec::new(),
+            vocab: Default::default(),
             count_of: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
@@ -156,7 +162,7 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 18] = [
+    pub const CHANNELS: [&'static str; 19] = [
         "name",
         "desc",
         "owner",
@@ -175,6 +181,7 @@ impl StructureBackend {
         "alias",
         "balance",
         "label",
+        "named",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -197,6 +204,20 @@ impl StructureBackend {
         }
     }
 
+    /// Doc `i`'s owner-type relevance: its owner's (`trel`), or for a *link* (a field
+    /// returning another type) from a type the question names (`link_rel`, the `named`
+    /// channel), that type's named relevance times the relevance of the type it returns,
+    /// when higher: "the pull requests of the acme/web repository" reads
+    /// `Repository.pullRequests`, not the repository's other fields.
+    fn owner_rel(&self, i: usize, trel: &[f32], link_rel: &[f32]) -> f32 {
+        let o = self.owner_of[i];
+        let own = trel[o];
+        match (link_rel.get(o), self.ret_of[i]) {
+            (Some(&l), Some(r)) => own.max(l * trel[r]),
+            _ => own,
+        }
+    }
+
     /// The per-doc facts read from the schema, not saved: the same when an index is built
     /// and when a saved one is loaded ([`facts`]).
     fn read_facts(&mut self, ctx: &SearchContext) {
@@ -215,6 +236,8 @@ impl StructureBackend {
             }
         }
         self.count_of = facts::count_fields(ctx);
+        self.name_words = facts::type_name_words(ctx);
+        self.vocab = facts::vocabulary(ctx);
         self.callers = Callers::new(ctx);
     }
 
@@ -356,6 +379,10 @@ impl StructureBackend {
         if owner > 0.0 {
             ex.push(("type(owner)".into(), owner));
         }
+        let link = self.owner_rel(d, why.trel, why.link_rel);
+        if link > owner {
+            ex.push(("named(link)".into(), link));
+        }
         if let Some(e) = self.enums.as_ref().and_then(|x| x.returns[d]) {
             if why.erel.get(e).is_some_and(|&v| v > 0.0) {
                 ex.push(("enum".into(), why.erel[e]));
@@ -385,6 +412,7 @@ struct Why<'a> {
     channels: &'a [(&'a str, f32, Vec<f32>)],
     wsum: f32,
     trel: &'a [f32],
+    link_rel: &'a [f32],
     erel: &'a [f32],
     root_lift: &'a [f32],
     label_lift: &'a [f32],
@@ -589,6 +617,12 @@ impl SearchBackend for StructureBackend {
         if reader && self.on("alias") {
             self.lend_aliases(&channels[1].2, &mut trel);
         }
+        // Per type, for a reader: its relevance as the owner of a link field (the types
+        // the question names, at least `named_type`, next to a value or not).
+        let mut link_rel = Vec::new();
+        if reader && self.on("named") && w.named_type > 0.0 {
+            link_rel = self.lift_named_types(&query.text, &mut trel);
+        }
         let mut erel = Vec::new();
         if query.purpose == Purpose::Search && self.on("enum") && w.enum_value > 0.0 {
             if let Some(ei) = &self.enums {
@@ -622,11 +656,9 @@ impl SearchBackend for StructureBackend {
         };
         for i in 0..n {
             let mut s = lexical[i] / wsum;
+            let orel = self.owner_rel(i, &trel, &link_rel);
             if self.on("type") {
-                s += w.owner_type
-                    * trel[self.owner_of[i]]
-                    * (0.5 + 0.5 * (lexical[i] > 0.0) as u8 as f32)
-                    * 0.5;
+                s += w.owner_type * orel * (0.5 + 0.5 * (lexical[i] > 0.0) as u8 as f32) * 0.5;
                 if let Some(r) = self.ret_of[i] {
                     s += w.return_type * trel[r] * 0.5;
                 }
@@ -655,7 +687,12 @@ impl SearchBackend for StructureBackend {
         let mut root_lift = Vec::new();
         if query.purpose == Purpose::Search && self.on("root") && w.root > 0.0 {
             let named = self.plural_lists(&query.text);
-            root_lift = self.lift_root_fields(&channels[1].2, &trel, &mut base, &named);
+            let rel = if link_rel.is_empty() {
+                &trel
+            } else {
+                &link_rel
+            };
+            root_lift = self.lift_root_fields(&channels[1].2, rel, &mut base, &named);
         }
         // Propagation from the top seeds.
         let mut final_s = base.clone();
@@ -686,6 +723,7 @@ impl SearchBackend for StructureBackend {
             channels: &channels,
             wsum,
             trel: &trel,
+            link_rel: &link_rel,
             erel: &erel,
             root_lift: &root_lift,
             label_lift: &label_lift,

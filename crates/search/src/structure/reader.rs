@@ -4,6 +4,9 @@
 //! none of them ([`crate::Purpose::Slice`]).
 
 use super::StructureBackend;
+use std::collections::HashSet;
+
+use crate::analyzer::{is_stop, s_stem};
 
 impl StructureBackend {
     /// Per doc, for the `root` channel: a root field returning many
@@ -144,4 +147,86 @@ impl StructureBackend {
             }
         }
     }
+
+    /// The `named` channel, for a reader: a question that says a type's name word for
+    /// word ("the seller order", "pull requests" and `PullRequest`; plurals singular)
+    /// names that type, however common its words are in the schema. An API's central
+    /// types carry its commonest words (`Order` in `OrderLine`, `OrderEvent`, …), so their
+    /// BM25 relevance is lowest exactly where a question is about them.
+    ///
+    /// A type named next to a value (a quoted string, or a chunk with a digit or a word
+    /// the schema never uses: "the octocat/example repository", `seller "U2VsbGVy…"`) is
+    /// where the question starts, not what it asks about: a *locator*. The others are
+    /// *subjects*, and their relevance is at least `named_type` (in `trel`). Returns each
+    /// type's relevance as the owner of a link (a field returning another type): `trel`,
+    /// and at least `named_type` for the locators too, so that a locator lifts its entry
+    /// points and its links to the subjects ([`StructureBackend::owner_rel`]) and not its
+    /// other fields.
+    pub(super) fn lift_named_types(&self, text: &str, trel: &mut [f32]) -> Vec<f32> {
+        let w = self.weights.named_type;
+        let (words, valueish) = question_words(text, &self.vocab);
+        let mut link_rel = vec![0f32; trel.len()];
+        for (t, name) in self.name_words.iter().enumerate() {
+            if name.is_empty() || t >= trel.len() || words.len() < name.len() {
+                continue;
+            }
+            // Some(true) while every mention so far is next to a value.
+            let mut locator = None;
+            for k in 0..=words.len() - name.len() {
+                if (0..name.len()).all(|m| words[k + m].0 == name[m]) {
+                    let (first, last) = (words[k].1, words[k + name.len() - 1].1);
+                    let by_value = (first > 0 && valueish[first - 1])
+                        || valueish.get(last + 1).is_some_and(|&v| v);
+                    locator = Some(locator.unwrap_or(true) && by_value);
+                }
+            }
+            match locator {
+                Some(false) => {
+                    trel[t] = trel[t].max(w);
+                    link_rel[t] = w;
+                }
+                Some(true) => link_rel[t] = w,
+                None => {}
+            }
+        }
+        for (l, &t) in link_rel.iter_mut().zip(trel.iter()) {
+            *l = l.max(t);
+        }
+        link_rel
+    }
+}
+
+/// The question's words for the `named` channel, each with the index of its whitespace
+/// chunk, and per chunk whether it is a *value*: quoted, or holding a digit or a word the
+/// schema never uses (`vocab`; a login, a slug, an id; a stop word is no value). A value's
+/// words are not words;
+/// a chunk of digits alone is a count ("the first 5 results"), not a value. Stop words
+/// are left out, as the query analyzer leaves them out.
+fn question_words(text: &str, vocab: &HashSet<String>) -> (Vec<(String, usize)>, Vec<bool>) {
+    let chunks: Vec<&str> = text.split_whitespace().collect();
+    let mut words = Vec::new();
+    let mut valueish = vec![false; chunks.len()];
+    for (j, raw) in chunks.iter().enumerate() {
+        let c = raw
+            .trim_end_matches(['.', ',', '?', '!', ':', ';', ')'])
+            .trim_end_matches("'s")
+            .trim_end_matches("\u{2019}s");
+        if c.chars().all(|ch| ch.is_ascii_digit()) {
+            continue;
+        }
+        let quoted = c.starts_with(['"', '\u{201c}', '\'', '`', '\u{2018}'])
+            || c.ends_with(['"', '\u{201d}', '`']);
+        let parts: Vec<String> = c
+            .split(|ch: char| !ch.is_alphanumeric())
+            .filter(|p| !p.is_empty())
+            .map(|p| s_stem(&p.to_lowercase()))
+            .collect();
+        let unknown = (parts.iter())
+            .any(|p| p.chars().any(|ch| ch.is_ascii_digit()) || !(vocab.contains(p) || is_stop(p)));
+        valueish[j] = quoted || unknown;
+        if !valueish[j] {
+            words.extend(parts.into_iter().filter(|p| !is_stop(p)).map(|p| (p, j)));
+        }
+    }
+    (words, valueish)
 }

@@ -97,6 +97,10 @@ pub struct StructureWeights {
     /// `root_cap`: a question about many of a type reads its list (0: `root_cap`).
     #[serde(default = "default_list_cap")]
     pub list_cap: f32,
+    /// For a reader, a type whose name the question says word for word ("seller order"
+    /// and `Order`) has at least this relevance (0 switches it off; the `named` channel).
+    #[serde(default = "default_named_type")]
+    pub named_type: f32,
     /// How many top base hits propagate along the graph.
     pub seeds: usize,
     /// Paths per seed.
@@ -144,6 +148,7 @@ impl Default for StructureWeights {
             label: default_label(),
             label_hits: default_label_hits(),
             list_cap: default_list_cap(),
+            named_type: default_named_type(),
             seeds: 20,
             paths_per_seed: 2,
         }
@@ -245,10 +250,20 @@ fn default_list_cap() -> f32 {
     0.75
 }
 
+/// Chosen left-one-API-out on github, linear and singapore over {0, 0.3, 0.5, 0.6, 0.7,
+/// 0.85, 1} in the twenty-first session, by recall@50 with recall@10 and MRR not lower on
+/// the tuning pair (docs/ranking.md, "Named types"): github left out gets 0.7 (0.4739 /
+/// 0.7833 / 0.6339 -> 0.4946 / 0.7852 / 0.6487), linear left out 0.6 (0.5089 / 0.8590 /
+/// 0.6331 -> 0.5261 / 0.8635 / 0.6424), singapore left out 0.6 (unchanged); all three
+/// together 0.6.
+fn default_named_type() -> f32 {
+    0.6
+}
+
 impl StructureWeights {
     /// The names of the real-valued weights, as [`StructureWeights::apply_overrides`]
     /// takes them.
-    pub const WEIGHT_KEYS: [&'static str; 25] = [
+    pub const WEIGHT_KEYS: [&'static str; 26] = [
         "text",
         "name",
         "desc",
@@ -274,6 +289,7 @@ impl StructureWeights {
         "label",
         "label_hits",
         "list_cap",
+        "named_type",
     ];
 
     /// The real-valued weight called `key` (one of [`StructureWeights::WEIGHT_KEYS`]).
@@ -304,6 +320,7 @@ impl StructureWeights {
             "label" => &mut self.label,
             "label_hits" => &mut self.label_hits,
             "list_cap" => &mut self.list_cap,
+            "named_type" => &mut self.named_type,
             _ => return None,
         })
     }
