@@ -389,6 +389,26 @@ impl Bm25Backend {
         Ok(total)
     }
 
+    /// Whether any indexed field holds `term` (an analyzed term: lowercase, singular).
+    pub fn knows(&self, term: &str) -> Result<bool, SearchError> {
+        let reader = self.reader.as_ref().ok_or(SearchError::NotIndexed)?;
+        let searcher = reader.searcher();
+        for seg in searcher.segment_readers() {
+            for fs in &self.fields {
+                let inv = seg.inverted_index(fs.field)?;
+                let term = Term::from_field_text(fs.field, term);
+                if inv
+                    .doc_freq(&term)
+                    .map_err(|e| SearchError::Index(e.to_string()))?
+                    > 0
+                {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
     /// Raw per-field scores without field weights (one dense vector per indexed field).
     pub fn score_fields(&self, query: &str) -> Result<Vec<Vec<f32>>, SearchError> {
         self.score_fields_weighted(query, false)

@@ -41,8 +41,6 @@ fn doc_context(ctx: &SearchContext, docs: Vec<(String, String, String)>) -> Sear
     SearchContext::new(ctx.graph.clone(), corpus, rendered)
 }
 
-/// Type documents: a corpus of type entries (sorted by name; coordinate = name),
-/// indexed by name + description.
 /// The names of the type documents, in their order (the schema's own types, sorted).
 pub(super) fn type_names(graph: &SchemaGraph) -> Vec<&str> {
     let mut names: Vec<&str> = graph
@@ -56,6 +54,8 @@ pub(super) fn type_names(graph: &SchemaGraph) -> Vec<&str> {
     names
 }
 
+/// Type documents: a corpus of type entries (sorted by name; coordinate = name),
+/// indexed by name + description.
 pub(super) fn type_context(ctx: &SearchContext) -> SearchContext {
     let graph: &SchemaGraph = &ctx.graph;
     let docs = type_names(graph)

@@ -98,18 +98,6 @@ pub(super) fn type_name_words(ctx: &SearchContext) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The words the schema uses: every entry's name, owner, type and description words,
-/// singular and lowercase, as the identifier analyzer reads them.
-pub(super) fn vocabulary(ctx: &SearchContext) -> std::collections::HashSet<String> {
-    let mut v = std::collections::HashSet::new();
-    for e in &ctx.corpus.entries {
-        for t in [&e.name, &e.owner, &e.named_type, &e.description] {
-            v.extend(crate::analyzer::Analyzer::Identifier.index_terms(t));
-        }
-    }
-    v
-}
-
 /// Per doc: `f` of a field entry, nothing for other entries.
 fn per_field(ctx: &SearchContext, f: impl Fn(&Entry) -> Vec<usize>) -> Vec<Vec<usize>> {
     ctx.corpus

@@ -101,8 +101,6 @@ pub struct StructureBackend {
     labels_of: Vec<Vec<usize>>,
     /// per type: the words of its name ([`facts::type_name_words`]; the `named` channel)
     name_words: Vec<Vec<String>>,
-    /// the words the schema uses (names and descriptions, singular, lowercase)
-    vocab: std::collections::HashSet<String>,
     /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
     count_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
@@ -146,7 +144,6 @@ impl StructureBackend {
             root_list: Vec::new(),
             labels_of: Vec::new(),
             name_words: Vec::new(),
-            vocab: Default::default(),
             count_of: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
@@ -237,7 +234,6 @@ impl StructureBackend {
         }
         self.count_of = facts::count_fields(ctx);
         self.name_words = facts::type_name_words(ctx);
-        self.vocab = facts::vocabulary(ctx);
         self.callers = Callers::new(ctx);
     }
 
@@ -621,7 +617,7 @@ impl SearchBackend for StructureBackend {
         // the question names, at least `named_type`, next to a value or not).
         let mut link_rel = Vec::new();
         if reader && self.on("named") && w.named_type > 0.0 {
-            link_rel = self.lift_named_types(&query.text, &mut trel);
+            link_rel = self.lift_named_types(fb, &query.text, &mut trel)?;
         }
         let mut erel = Vec::new();
         if query.purpose == Purpose::Search && self.on("enum") && w.enum_value > 0.0 {

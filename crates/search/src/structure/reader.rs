@@ -4,9 +4,10 @@
 //! none of them ([`crate::Purpose::Slice`]).
 
 use super::StructureBackend;
-use std::collections::HashSet;
 
 use crate::analyzer::{is_stop, s_stem};
+use crate::bm25::Bm25Backend;
+use crate::SearchError;
 
 impl StructureBackend {
     /// Per doc, for the `root` channel: a root field returning many
@@ -162,9 +163,14 @@ impl StructureBackend {
     /// and at least `named_type` for the locators too, so that a locator lifts its entry
     /// points and its links to the subjects ([`StructureBackend::owner_rel`]) and not its
     /// other fields.
-    pub(super) fn lift_named_types(&self, text: &str, trel: &mut [f32]) -> Vec<f32> {
+    pub(super) fn lift_named_types(
+        &self,
+        fields: &Bm25Backend,
+        text: &str,
+        trel: &mut [f32],
+    ) -> Result<Vec<f32>, SearchError> {
         let w = self.weights.named_type;
-        let (words, valueish) = question_words(text, &self.vocab);
+        let (words, valueish) = question_words(text, |t| fields.knows(t))?;
         let mut link_rel = vec![0f32; trel.len()];
         for (t, name) in self.name_words.iter().enumerate() {
             if name.is_empty() || t >= trel.len() || words.len() < name.len() {
@@ -192,17 +198,22 @@ impl StructureBackend {
         for (l, &t) in link_rel.iter_mut().zip(trel.iter()) {
             *l = l.max(t);
         }
-        link_rel
+        Ok(link_rel)
     }
 }
 
+/// The question's words, each with its chunk's index, and per chunk whether it is a value.
+type Words = (Vec<(String, usize)>, Vec<bool>);
+
 /// The question's words for the `named` channel, each with the index of its whitespace
 /// chunk, and per chunk whether it is a *value*: quoted, or holding a digit or a word the
-/// schema never uses (`vocab`; a login, a slug, an id; a stop word is no value). A value's
-/// words are not words;
-/// a chunk of digits alone is a count ("the first 5 results"), not a value. Stop words
-/// are left out, as the query analyzer leaves them out.
-fn question_words(text: &str, vocab: &HashSet<String>) -> (Vec<(String, usize)>, Vec<bool>) {
+/// schema never uses (no indexed field holds it: a login, a slug, an id; a stop word is no
+/// value). A value's words are not words; a chunk of digits alone is a count ("the first 5
+/// results"), not a value. Stop words are left out, as the query analyzer leaves them out.
+fn question_words(
+    text: &str,
+    knows: impl Fn(&str) -> Result<bool, SearchError>,
+) -> Result<Words, SearchError> {
     let chunks: Vec<&str> = text.split_whitespace().collect();
     let mut words = Vec::new();
     let mut valueish = vec![false; chunks.len()];
@@ -221,12 +232,17 @@ fn question_words(text: &str, vocab: &HashSet<String>) -> (Vec<(String, usize)>,
             .filter(|p| !p.is_empty())
             .map(|p| s_stem(&p.to_lowercase()))
             .collect();
-        let unknown = (parts.iter())
-            .any(|p| p.chars().any(|ch| ch.is_ascii_digit()) || !(vocab.contains(p) || is_stop(p)));
+        let mut unknown = false;
+        for p in &parts {
+            if p.chars().any(|ch| ch.is_ascii_digit()) || !(is_stop(p) || knows(p)?) {
+                unknown = true;
+                break;
+            }
+        }
         valueish[j] = quoted || unknown;
         if !valueish[j] {
             words.extend(parts.into_iter().filter(|p| !is_stop(p)).map(|p| (p, j)));
         }
     }
-    (words, valueish)
+    Ok((words, valueish))
 }
