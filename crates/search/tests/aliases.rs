@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::{assert_moved, coords, github, structure};
-use gqlnav_search::{Purpose, Query};
+use common::{assert_moved, assert_off_by_name, assert_slicer_unchanged, github, structure};
 
 /// Measured on bundled GitHub: "viewer" names no type, but `Query.viewer` returns
 /// `User`, so the user's `pinnedItems` (matching "pinned") ranks 5th with the channel
@@ -22,11 +21,7 @@ fn a_root_fields_name_names_the_type_it_returns() {
         assert_moved(&on, &off, &ctx, q, coord, 10, 40);
     }
     // Switching the channel off by name is the same as zero shares.
-    let named_off = structure(&ctx, "named_type=0").without(&["alias"]);
-    assert_eq!(
-        coords(&named_off, &ctx, &Query::new(q)),
-        coords(&off, &ctx, &Query::new(q))
-    );
+    assert_off_by_name(&ctx, "named_type=0", "alias", &off, q);
 }
 
 /// "mutual followers": `User.followers` names a user, so `User.isFollowingViewer` joins
@@ -44,12 +39,9 @@ fn any_fields_name_names_its_type_at_a_smaller_share() {
 /// question's words name, and the slice figures were measured without it.
 #[test]
 fn a_slicers_ranking_is_unchanged() {
-    let ctx = github();
-    let on = structure(&ctx, "");
-    let off = structure(&ctx, "root_alias=0,field_alias=0");
-    let q = Query {
-        purpose: Purpose::Slice,
-        ..Query::new("which repositories has the viewer pinned")
-    };
-    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+    assert_slicer_unchanged(
+        &github(),
+        "root_alias=0,field_alias=0",
+        "which repositories has the viewer pinned",
+    );
 }

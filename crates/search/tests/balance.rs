@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{assert_moved, coords, github, nautical, structure};
-use gqlnav_search::{Purpose, Query, StructureBackend};
+use common::{assert_moved, assert_slicer_unchanged, coords, github, nautical, structure};
+use gqlnav_search::{Query, StructureBackend};
 
 /// On the held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause):
 /// "marketplace" names `MarketplaceConfiguration`, a type of some 60 settings. Without the
@@ -56,12 +56,9 @@ fn a_types_first_wordless_fields_keep_their_lift() {
 /// A slicer's ranking is the ranking without the balance.
 #[test]
 fn a_slicers_ranking_is_unchanged() {
-    let ctx = nautical();
-    let on = structure(&ctx, "");
-    let off = structure(&ctx, "balance_share=1");
-    let q = Query {
-        purpose: Purpose::Slice,
-        ..Query::new("How many customers does the marketplace have in total?")
-    };
-    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+    assert_slicer_unchanged(
+        &nautical(),
+        "balance_share=1",
+        "How many customers does the marketplace have in total?",
+    );
 }

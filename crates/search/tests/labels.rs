@@ -4,8 +4,11 @@
 
 mod common;
 
-use common::{assert_moved, coords, linear, rank_of, sdl, singapore, structure};
-use gqlnav_search::{Purpose, Query, SearchBackend};
+use common::{
+    assert_moved, assert_off_by_name, assert_slicer_unchanged, linear, rank_of, sdl, singapore,
+    structure,
+};
+use gqlnav_search::{Query, SearchBackend};
 
 /// On the bundled WG Linear schema: "which teams am I currently a member of" names no
 /// field of `Team`, yet an answer lists each team by its `name` and `key`: 4th and 7th
@@ -21,11 +24,7 @@ fn a_question_about_a_types_items_gets_their_labels() {
     let q = "What issues are assigned to me?";
     assert_moved(&on, &off, &ctx, q, "Issue.title", 5, 50);
     // Switching the channel off by name is the weight 0.
-    let named_off = structure(&ctx, "").without(&["label"]);
-    assert_eq!(
-        coords(&named_off, &ctx, &Query::new(q)),
-        coords(&off, &ctx, &Query::new(q))
-    );
+    assert_off_by_name(&ctx, "", "label", &off, q);
 }
 
 /// On the bundled WG Singapore schema: "which clinics have a phone number listed" asks
@@ -75,14 +74,7 @@ fn a_label_is_a_one_word_non_null_string_without_arguments() {
 /// A slicer's ranking is the ranking without labels.
 #[test]
 fn a_slicers_ranking_is_unchanged() {
-    let ctx = linear();
-    let on = structure(&ctx, "");
-    let off = structure(&ctx, "label=0");
-    let q = Query {
-        purpose: Purpose::Slice,
-        ..Query::new("What issues are assigned to me?")
-    };
-    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+    assert_slicer_unchanged(&linear(), "label=0", "What issues are assigned to me?");
 }
 
 /// A top hit returning an object brings that type's labels as completions: an operation

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{assert_moved, coords, rank_of, sdl, structure};
-use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, StructureBackend};
+use common::{assert_moved, assert_off_by_name, assert_slicer_unchanged, rank_of, sdl, structure};
+use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend};
 
 /// A commerce-like schema where `Order` is the central type: its word is in many type
 /// names, so BM25 rates the type itself low.
@@ -99,22 +99,15 @@ fn github_issues_of_a_located_repository() {
     assert_moved(&on, &off, &ctx, q, "Repository.issues", 25, 50);
     assert!(rank_of(&on, &ctx, q, "Repository.description").is_none());
     // Switching the channel off by name is the weight 0.
-    let named_off = structure(&ctx, "").without(&["named"]);
-    assert_eq!(
-        coords(&named_off, &ctx, &Query::new(q)),
-        coords(&off, &ctx, &Query::new(q))
-    );
+    assert_off_by_name(&ctx, "", "named", &off, q);
 }
 
 /// A slicer's ranking is the ranking without the channel.
 #[test]
 fn a_slicers_ranking_is_unchanged() {
-    let ctx = orders();
-    let on = structure(&ctx, "");
-    let off = structure(&ctx, "named_type=0");
-    let q = Query {
-        purpose: Purpose::Slice,
-        ..Query::new("Which order was placed last, and what is its note?")
-    };
-    assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
+    assert_slicer_unchanged(
+        &orders(),
+        "named_type=0",
+        "Which order was placed last, and what is its note?",
+    );
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
-use gqlnav_search::{Query, SearchBackend, SearchContext, StructureBackend};
+use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, StructureBackend};
 
 /// A path relative to the repository root.
 pub fn repo(rel: &str) -> PathBuf {
@@ -96,4 +96,32 @@ pub fn structure(ctx: &SearchContext, overrides: &str) -> StructureBackend {
     let mut b = StructureBackend::new(w);
     b.index(ctx).unwrap();
     b
+}
+
+/// Asserts that a slicer's ranking of `q` is the same with the default weights and with
+/// `off` applied: a reader-only channel must not move a slice.
+pub fn assert_slicer_unchanged(ctx: &SearchContext, off: &str, q: &str) {
+    let on = structure(ctx, "");
+    let off = structure(ctx, off);
+    let q = Query {
+        purpose: Purpose::Slice,
+        ..Query::new(q)
+    };
+    assert_eq!(coords(&on, ctx, &q), coords(&off, ctx, &q));
+}
+
+/// Asserts that switching `channel` off by name (on top of `base` overrides) ranks `q`
+/// exactly as the ranker `off` does (the channel's weights at 0).
+pub fn assert_off_by_name(
+    ctx: &SearchContext,
+    base: &str,
+    channel: &str,
+    off: &StructureBackend,
+    q: &str,
+) {
+    let named_off = structure(ctx, base).without(&[channel]);
+    assert_eq!(
+        coords(&named_off, ctx, &Query::new(q)),
+        coords(off, ctx, &Query::new(q))
+    );
 }
