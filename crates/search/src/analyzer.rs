@@ -130,6 +130,39 @@ pub fn asks_how_many(text: &str) -> bool {
     })
 }
 
+/// The noun phrases a counting question counts: the words after each "how many" or
+/// "number of", up to the next stop word, singular ("How many open issues does …" gives
+/// `open`, `issue`; "the number of pull requests" gives `pull`, `request`). English
+/// grammar, as [`asks_how_many`]; empty for a question that counts nothing.
+pub fn counted_phrases(text: &str) -> Vec<Vec<String>> {
+    if !text.contains(char::is_whitespace) {
+        return Vec::new();
+    }
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut out = Vec::new();
+    for k in 1..words.len() {
+        if !matches!(
+            (words[k - 1].as_str(), words[k].as_str()),
+            ("how", "many") | ("number", "of")
+        ) {
+            continue;
+        }
+        let phrase: Vec<String> = words[k + 1..]
+            .iter()
+            .take_while(|w| !is_stop(w))
+            .map(|w| s_stem(w))
+            .collect();
+        if !phrase.is_empty() {
+            out.push(phrase);
+        }
+    }
+    out
+}
+
 /// The question without its value literals ([`is_value_literal`]). Measured
 /// (docs/benchmarks.md, seventh session): retrieval recall@50 github 0.752 -> 0.753,
 /// linear and singapore unchanged; held-out WG gitlab 0.557 -> 0.639, shopify 0.663 ->
@@ -340,6 +373,22 @@ mod tests {
         assert!(!Analyzer::Standard
             .query_terms("how many")
             .contains(&COUNT_TERM.to_string()));
+    }
+
+    #[test]
+    fn counted_phrases_are_the_words_after_how_many() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            counted_phrases("How many open issues does the repo have?"),
+            vec![w(&["open", "issue"])]
+        );
+        assert_eq!(
+            counted_phrases("the number of pull requests, and how many stars?"),
+            vec![w(&["pull", "request"]), w(&["star"])]
+        );
+        assert!(counted_phrases("list the open issues").is_empty());
+        assert!(counted_phrases("how many").is_empty());
+        assert!(counted_phrases("totalCount").is_empty());
     }
 
     #[test]

@@ -98,6 +98,24 @@ pub(super) fn type_name_words(ctx: &SearchContext) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Per doc: the words of the field's name, singular (`mergeRequests` → `merge`,
+/// `request`), for a field returning a connection with count fields ([`count_fields`]);
+/// empty for the others. A counting question that says the name word for word ("how many
+/// customers") counts that list (the `value` channel's named counts).
+pub(super) fn counted_list_words(ctx: &SearchContext, count_of: &[Vec<usize>]) -> Vec<Vec<String>> {
+    (ctx.corpus.entries.iter().zip(count_of))
+        .map(|(e, counts)| {
+            if counts.is_empty() {
+                return Vec::new();
+            }
+            split_identifier(&e.name)
+                .iter()
+                .map(|w| s_stem(w))
+                .collect()
+        })
+        .collect()
+}
+
 /// Per doc: `f` of a field entry, nothing for other entries.
 fn per_field(ctx: &SearchContext, f: impl Fn(&Entry) -> Vec<usize>) -> Vec<Vec<usize>> {
     ctx.corpus

@@ -103,6 +103,9 @@ pub struct StructureBackend {
     name_words: Vec<Vec<String>>,
     /// per doc: the count fields of the connection it returns ([`facts::count_fields`])
     count_of: Vec<Vec<usize>>,
+    /// per doc: the words of its name when it returns a connection with count fields
+    /// ([`facts::counted_list_words`])
+    list_words: Vec<Vec<String>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest paths with selectable routes first
@@ -145,6 +148,7 @@ impl StructureBackend {
             labels_of: Vec::new(),
             name_words: Vec::new(),
             count_of: Vec::new(),
+            list_words: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
             coll_paths: Vec::new(),
@@ -159,7 +163,7 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 19] = [
+    pub const CHANNELS: [&'static str; 20] = [
         "name",
         "desc",
         "owner",
@@ -179,6 +183,7 @@ impl StructureBackend {
         "balance",
         "label",
         "named",
+        "count",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -233,6 +238,7 @@ impl StructureBackend {
             }
         }
         self.count_of = facts::count_fields(ctx);
+        self.list_words = facts::counted_list_words(ctx, &self.count_of);
         self.name_words = facts::type_name_words(ctx);
         self.callers = Callers::new(ctx);
     }
@@ -263,6 +269,7 @@ impl StructureBackend {
         reader: bool,
         counting: bool,
         labelled: &[f32],
+        counted: &[bool],
     ) {
         let w = &self.weights;
         let mut lift = vec![0f32; final_s.len()];
@@ -305,6 +312,14 @@ impl StructureBackend {
                 // lends to): an operation selecting the hit names every one of them.
                 for &p in self.paths_of(self.owner_of[hit.doc], true).iter().flatten() {
                     lift[p] = lift[p].max(hit.score.min(cap));
+                }
+            }
+            // The lists a counting question names ("how many customers" and
+            // `Query.customers`): their count fields follow them, just under them,
+            // wherever they rank.
+            for (i, _) in counted.iter().enumerate().filter(|(_, &c)| c) {
+                for &c in &self.count_of[i] {
+                    lift[c] = lift[c].max((0.99 * final_s[i]).min(cap));
                 }
             }
         }
@@ -705,6 +720,11 @@ impl SearchBackend for StructureBackend {
         }
         if self.on("value") && w.value > 0.0 {
             let counting = crate::analyzer::asks_how_many(&query.text);
+            let counted = if reader && counting && self.on("count") {
+                self.counted_lists(&query.text)
+            } else {
+                Vec::new()
+            };
             self.lift_value_fields(
                 &base,
                 &mut prop,
@@ -712,6 +732,7 @@ impl SearchBackend for StructureBackend {
                 reader,
                 counting,
                 &label_lift,
+                &counted,
             );
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);

@@ -5,7 +5,7 @@
 
 use super::StructureBackend;
 
-use crate::analyzer::{is_stop, s_stem};
+use crate::analyzer::{counted_phrases, is_stop, s_stem};
 use crate::bm25::Bm25Backend;
 use crate::SearchError;
 
@@ -147,6 +147,24 @@ impl StructureBackend {
                 trel[r] = trel[r].max(share * m);
             }
         }
+    }
+
+    /// For a counting question: per doc, whether it is a list the question counts: its
+    /// name, word for word, within a phrase after "how many" or "number of"
+    /// ([`counted_phrases`]: "how many customers" and `Query.customers`, "how many open
+    /// merge requests" and `Project.mergeRequests`, not `User.organizations` in "how many
+    /// repositories does the organization own"). Only docs with count fields
+    /// ([`facts::counted_list_words`](super::facts::counted_list_words)).
+    pub(super) fn counted_lists(&self, text: &str) -> Vec<bool> {
+        let phrases = counted_phrases(text);
+        let said = |name: &[String]| {
+            !name.is_empty()
+                && phrases.iter().any(|p| {
+                    p.len() >= name.len()
+                        && (0..=p.len() - name.len()).any(|k| p[k..k + name.len()] == *name)
+                })
+        };
+        self.list_words.iter().map(|n| said(n)).collect()
     }
 
     /// The `named` channel, for a reader: a question that says a type's name word for
