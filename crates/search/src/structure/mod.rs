@@ -257,8 +257,10 @@ impl StructureBackend {
     /// instead of sitting at a share far down the list, and do not push the seeds down.
     /// The fields on such a hit's root paths are completions too (the `path` channel's
     /// paths: an operation selecting the hit names each of them), and in a counting
-    /// question ([`crate::analyzer::asks_how_many`]) the count fields of the connection
-    /// it returns (`totalCount`); and at the `label_hits` share, the labels of the type it
+    /// question ([`crate::analyzer::asks_how_many`]: `counting` is `Some`) the count
+    /// fields of the connection it returns (`totalCount`), as are those of each list the
+    /// question counts (the `count` channel: `counting`'s `true` docs), wherever that
+    /// list ranks, just under it; and at the `label_hits` share, the labels of the type it
     /// returns (`Issue.assignee` → `User.name`). Labels the `label` channel lifted
     /// (`labelled`) are not hits to complete.
     fn lift_value_fields(
@@ -267,9 +269,8 @@ impl StructureBackend {
         prop: &mut [f32],
         final_s: &mut [f32],
         reader: bool,
-        counting: bool,
+        counting: Option<&[bool]>,
         labelled: &[f32],
-        counted: &[bool],
     ) {
         let w = &self.weights;
         let mut lift = vec![0f32; final_s.len()];
@@ -294,7 +295,7 @@ impl StructureBackend {
                 .filter(|h| !labelled.get(h.doc).is_some_and(|&l| l > 0.0));
             for hit in own_hits.take(w.value_hits) {
                 lend(hit, 1.0, cap, &mut lift);
-                if counting {
+                if counting.is_some() {
                     for &c in &self.count_of[hit.doc] {
                         lift[c] = lift[c].max(hit.score.min(cap));
                     }
@@ -317,6 +318,7 @@ impl StructureBackend {
             // The lists a counting question names ("how many customers" and
             // `Query.customers`): their count fields follow them, just under them,
             // wherever they rank.
+            let counted = counting.unwrap_or_default();
             for (i, _) in counted.iter().enumerate().filter(|(_, &c)| c) {
                 for &c in &self.count_of[i] {
                     lift[c] = lift[c].max((0.99 * final_s[i]).min(cap));
@@ -730,9 +732,8 @@ impl SearchBackend for StructureBackend {
                 &mut prop,
                 &mut final_s,
                 reader,
-                counting,
+                counting.then_some(&counted[..]),
                 &label_lift,
-                &counted,
             );
         }
         let mut out = top_k_positive(final_s.iter().copied(), k);
