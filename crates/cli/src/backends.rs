@@ -29,7 +29,7 @@ pub struct BackendArgs {
     pub analyzer: String,
     /// Structure ranker: switch channels off (comma-separated: name, desc, owner, ret,
     /// args, type, path, conn, iface, value, root, person, depth, enum, deprecated,
-    /// alias, balance, label, named, count), for ablations.
+    /// alias, balance, label, named, count, bridge), for ablations.
     #[arg(long, value_name = "CHANNELS")]
     pub without: Option<String>,
     /// Structure ranker: override weights, `key=value,…` (see docs/ranking.md).

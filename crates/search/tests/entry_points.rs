@@ -58,7 +58,7 @@ fn a_root_field_named_by_the_question_joins_a_readers_ranking() {
 
 /// A slicer's ranking is exactly the ranking without the channel (and without the other
 /// reader-only parts: the deprecated demotion, value completions, the caller's type, the
-/// aliases, the balance, the labels, the named types, the counted lists).
+/// aliases, the balance, the labels, the named types, the counted lists, the bridges).
 #[test]
 fn a_slicers_ranking_is_the_ranking_without_the_root_channel() {
     let ctx = nautical();
@@ -74,6 +74,7 @@ fn a_slicers_ranking_is_the_ranking_without_the_root_channel() {
         "label",
         "named",
         "count",
+        "bridge",
     ]);
     off.index(&ctx).unwrap();
     for text in [

@@ -116,6 +116,27 @@ pub(super) fn counted_list_words(ctx: &SearchContext, count_of: &[Vec<usize>]) -
         .collect()
 }
 
+/// Per type document ([`super::docs::type_names`] order): the type itself and, for an
+/// abstract type, the types it can stand for, for object, interface and union types;
+/// empty for the others.
+pub(super) fn shapes(ctx: &SearchContext) -> Vec<Vec<usize>> {
+    let graph = &ctx.graph;
+    let names = super::docs::type_names(graph);
+    let pos = |n: &str| names.binary_search(&n).ok();
+    names
+        .iter()
+        .map(|&n| match graph.schema.types.get(n) {
+            Some(ExtendedType::Object(_)) => pos(n).into_iter().collect(),
+            Some(ExtendedType::Interface(_) | ExtendedType::Union(_)) => {
+                let mut v: Vec<usize> = pos(n).into_iter().collect();
+                v.extend(graph.possible_types(n).iter().filter_map(|m| pos(m)));
+                v
+            }
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
 /// Per doc: `f` of a field entry, nothing for other entries.
 fn per_field(ctx: &SearchContext, f: impl Fn(&Entry) -> Vec<usize>) -> Vec<Vec<usize>> {
     ctx.corpus

@@ -106,6 +106,11 @@ pub struct StructureBackend {
     /// per doc: the words of its name when it returns a connection with count fields
     /// ([`facts::counted_list_words`])
     list_words: Vec<Vec<String>>,
+    /// per type: its field docs
+    fields_of: Vec<Vec<usize>>,
+    /// per type: itself and, for an abstract type, its possible types (objects,
+    /// interfaces and unions only; empty for the others)
+    shapes_of: Vec<Vec<usize>>,
     /// per type: docs on its cheapest root paths (excluding the type's own fields)
     type_paths: Vec<Vec<Vec<usize>>>,
     /// per type: its cheapest paths with selectable routes first
@@ -149,6 +154,8 @@ impl StructureBackend {
             name_words: Vec::new(),
             count_of: Vec::new(),
             list_words: Vec::new(),
+            fields_of: Vec::new(),
+            shapes_of: Vec::new(),
             type_paths: Vec::new(),
             reader_paths: Vec::new(),
             coll_paths: Vec::new(),
@@ -163,7 +170,7 @@ impl StructureBackend {
     }
 
     /// The channels [`StructureBackend::without`] can switch off.
-    pub const CHANNELS: [&'static str; 20] = [
+    pub const CHANNELS: [&'static str; 21] = [
         "name",
         "desc",
         "owner",
@@ -184,6 +191,7 @@ impl StructureBackend {
         "label",
         "named",
         "count",
+        "bridge",
     ];
 
     /// Switch channels off by name (one of [`StructureBackend::CHANNELS`]).
@@ -240,6 +248,11 @@ impl StructureBackend {
         self.count_of = facts::count_fields(ctx);
         self.list_words = facts::counted_list_words(ctx, &self.count_of);
         self.name_words = facts::type_name_words(ctx);
+        self.fields_of = vec![Vec::new(); n_types];
+        for (i, &o) in self.owner_of.iter().enumerate() {
+            self.fields_of[o].push(i);
+        }
+        self.shapes_of = facts::shapes(ctx);
         self.callers = Callers::new(ctx);
     }
 
@@ -412,6 +425,9 @@ impl StructureBackend {
         if why.label_lift.get(d).is_some_and(|&l| l > 0.0) {
             ex.push(("label".into(), why.label_lift[d]));
         }
+        if why.bridge_lift.get(d).is_some_and(|&l| l > 0.0) {
+            ex.push(("bridge".into(), why.bridge_lift[d]));
+        }
         if why.prop[d] > 0.0 {
             ex.push(("graph".into(), why.prop[d]));
         }
@@ -429,6 +445,7 @@ struct Why<'a> {
     erel: &'a [f32],
     root_lift: &'a [f32],
     label_lift: &'a [f32],
+    bridge_lift: &'a [f32],
     prop: &'a [f32],
     base: &'a [f32],
 }
@@ -720,6 +737,10 @@ impl SearchBackend for StructureBackend {
                 *s *= keep;
             }
         }
+        let mut bridge_lift = Vec::new();
+        if reader && self.on("bridge") && w.bridge > 0.0 {
+            bridge_lift = self.lift_bridges(&trel, &mut final_s);
+        }
         if self.on("value") && w.value > 0.0 {
             let counting = crate::analyzer::asks_how_many(&query.text);
             let counted = if reader && counting && self.on("count") {
@@ -745,6 +766,7 @@ impl SearchBackend for StructureBackend {
             erel: &erel,
             root_lift: &root_lift,
             label_lift: &label_lift,
+            bridge_lift: &bridge_lift,
             prop: &prop,
             base: &base,
         };

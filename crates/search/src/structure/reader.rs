@@ -7,6 +7,7 @@ use super::StructureBackend;
 
 use crate::analyzer::{counted_phrases, is_stop, s_stem};
 use crate::bm25::Bm25Backend;
+use crate::top_k_positive;
 use crate::SearchError;
 
 impl StructureBackend {
@@ -147,6 +148,58 @@ impl StructureBackend {
                 trel[r] = trel[r].max(share * m);
             }
         }
+    }
+
+    /// The `bridge` channel, for a reader, on final scores: a link between two types the
+    /// question is about. Each of the top `value_hits` hits that returns a relevant type A
+    /// (`Repository.defaultBranchRef` → `Ref`) lends `bridge` × its score × r to the one
+    /// field of A that leads furthest into the question: r is the best relevance among
+    /// the type that field returns and, for an abstract type, the types it stands for
+    /// (`Ref.target` → `GitObject`, which `Commit` implements), leaving out A and the
+    /// hit's own owner (a way back is no bridge) and deprecated fields. Kept under the `seeds`-th score, as
+    /// completions are. Returns each doc's lift, for `--explain`.
+    pub(super) fn lift_bridges(&self, trel: &[f32], final_s: &mut [f32]) -> Vec<f32> {
+        let w = &self.weights;
+        let top = top_k_positive(final_s.iter().copied(), w.seeds);
+        let cap = top.last().map_or(0.0, |h| h.score) * 0.999;
+        let mut lift = vec![0f32; final_s.len()];
+        for hit in top.iter().take(w.value_hits) {
+            let Some(a) = self.ret_of[hit.doc] else {
+                continue;
+            };
+            if trel.get(a).is_none_or(|&r| r <= 0.0) {
+                continue;
+            }
+            let back = self.owner_of[hit.doc];
+            // (field, r, its final score): the best r, then the better scored field.
+            let mut best: Option<(usize, f32, f32)> = None;
+            for &f in self.fields_of.get(a).into_iter().flatten() {
+                // A deprecated field is no way on (the `deprecated` channel).
+                if self.deprecated.get(f).is_some_and(|&d| d) && self.on("deprecated") {
+                    continue;
+                }
+                let Some(b) = self.ret_of[f] else { continue };
+                let r = (self.shapes_of.get(b).into_iter().flatten())
+                    .filter(|&&t| t != back && t != a)
+                    .map(|&t| trel.get(t).copied().unwrap_or(0.0))
+                    .fold(0.0f32, f32::max);
+                let better = best.is_none_or(|(_, br, bs)| (r, final_s[f]) > (br, bs));
+                if r > 0.0 && better {
+                    best = Some((f, r, final_s[f]));
+                }
+            }
+            if let Some((f, r, _)) = best {
+                lift[f] = lift[f].max((w.bridge * hit.score * r).min(cap));
+            }
+        }
+        for (l, s) in lift.iter_mut().zip(final_s.iter_mut()) {
+            if *l > *s {
+                *s = *l;
+            } else {
+                *l = 0.0;
+            }
+        }
+        lift
     }
 
     /// For a counting question: per doc, whether it is a list the question counts: its
