@@ -14,6 +14,8 @@ use std::time::Duration;
 // printed reason when absent): the schema crate's test helper.
 #[path = "../../../schema/tests/common/mod.rs"]
 mod wg;
+
+pub mod run;
 #[allow(unused_imports)]
 pub use wg::{find_wg_schema, garbage_text, repo, skip, wg_schema, PUBLISHED_FIELD_COUNTS};
 
