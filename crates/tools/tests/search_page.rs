@@ -241,9 +241,9 @@ fn folded_into(results: &[serde_json::Value], coordinate: &str, top: usize) -> b
     })
 }
 
-/// Up to 12 links: a repository's discussions (the list a question about "discussions in
-/// a repository" reads, with its `answered:` filter) come 7th among the links between
-/// the hits' types, after the discussion's own links and two user lists.
+/// Up to 12 links, not 6: a question about "discussions in a repository" gets more than
+/// six links between the hits' types (the discussion's own links, user lists, and the
+/// repository's discussions with their `answered:` filter, the list it reads).
 #[test]
 fn links_reach_past_the_first_six() {
     let tools = common::toolbox("github");
@@ -252,11 +252,11 @@ fn links_reach_past_the_first_six() {
         "Which discussions in the octocat/example repository have been marked as answered?",
     );
     let links = links_of(&v);
-    let at = links
-        .iter()
-        .position(|l| l.starts_with("Repository.discussions(") && l.contains("answered:"));
-    assert!(at.is_some_and(|i| i >= 6), "{links:?}");
-    assert!(links.len() <= 12, "{links:?}");
+    assert!(
+        (links.iter()).any(|l| l.starts_with("Repository.discussions(") && l.contains("answered:")),
+        "{links:?}"
+    );
+    assert!(links.len() > 6 && links.len() <= 12, "{links:?}");
 }
 
 /// Link fields join two types of a question: each listed link is a field of one hit's
