@@ -101,7 +101,7 @@ pub(super) fn type_name_words(ctx: &SearchContext) -> Vec<Vec<String>> {
 /// Per doc: the words of the field's name, singular (`mergeRequests` → `merge`,
 /// `request`), for a field returning a connection with count fields ([`count_fields`]);
 /// empty for the others. A counting question that says the name word for word ("how many
-/// customers") counts that list (the `value` channel's named counts).
+/// customers") counts that list (the `count` channel).
 pub(super) fn counted_list_words(ctx: &SearchContext, count_of: &[Vec<usize>]) -> Vec<Vec<String>> {
     (ctx.corpus.entries.iter().zip(count_of))
         .map(|(e, counts)| {

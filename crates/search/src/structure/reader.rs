@@ -156,8 +156,8 @@ impl StructureBackend {
     /// field of A that leads furthest into the question: r is the best relevance among
     /// the type that field returns and, for an abstract type, the types it stands for
     /// (`Ref.target` → `GitObject`, which `Commit` implements), leaving out A and the
-    /// hit's own owner (a way back is no bridge) and deprecated fields. Kept under the `seeds`-th score, as
-    /// completions are. Returns each doc's lift, for `--explain`.
+    /// hit's own owner (a way back is no bridge) and deprecated fields. Kept under the
+    /// `seeds`-th score, as completions are. Returns each doc's lift, for `--explain`.
     pub(super) fn lift_bridges(&self, trel: &[f32], final_s: &mut [f32]) -> Vec<f32> {
         let w = &self.weights;
         let top = top_k_positive(final_s.iter().copied(), w.seeds);
