@@ -5,12 +5,8 @@
 
 mod common;
 
-use common::{assert_moved, coords, github, structure};
+use common::{assert_moved, coords, github, on_and_off, structure};
 use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, StructureBackend};
-
-fn without_bridge(ctx: &SearchContext) -> StructureBackend {
-    structure(ctx, "").without(&["bridge"])
-}
 
 /// The explained `bridge` lift of `coord` in the top 50 for `q` (0 when it has none);
 /// `None` when `coord` is not in the top 50.
@@ -32,7 +28,7 @@ fn bridged(b: &StructureBackend, ctx: &SearchContext, q: &str, coord: &str) -> O
 #[test]
 fn a_link_through_an_abstract_type_comes_up() {
     let ctx = github();
-    let (on, off) = (structure(&ctx, ""), without_bridge(&ctx));
+    let (on, off) = on_and_off(&ctx, "bridge");
     assert_moved(
         &on,
         &off,
@@ -73,7 +69,7 @@ fn off_by_weight_is_off_by_name_and_slices_do_not_move() {
     let ctx = github();
     let q = "Show the latest commit message on the default branch of the octocat/hello-world repository";
     common::assert_off_by_name(&ctx, "", "bridge", &structure(&ctx, "bridge=0"), q);
-    let (on, off) = (structure(&ctx, ""), without_bridge(&ctx));
+    let (on, off) = on_and_off(&ctx, "bridge");
     let q = Query {
         purpose: Purpose::Slice,
         ..Query::new(q)

@@ -4,19 +4,15 @@
 
 mod common;
 
-use common::{assert_moved, coords, github, structure};
-use gqlnav_search::{Purpose, Query, SearchContext, StructureBackend};
-
-fn without_count(ctx: &SearchContext) -> StructureBackend {
-    structure(ctx, "").without(&["count"])
-}
+use common::{assert_moved, coords, github, on_and_off};
+use gqlnav_search::{Purpose, Query};
 
 /// GitHub: "how many open issues" counts `Repository.issues`, so `IssueConnection.totalCount`
 /// comes up with the list; without the channel it stays past the top 50.
 #[test]
 fn a_counted_list_brings_its_count_field() {
     let ctx = github();
-    let (on, off) = (structure(&ctx, ""), without_count(&ctx));
+    let (on, off) = on_and_off(&ctx, "count");
     assert_moved(
         &on,
         &off,
@@ -44,7 +40,7 @@ fn a_counted_list_brings_its_count_field() {
 #[test]
 fn a_list_named_outside_the_counted_phrase_is_not_counted() {
     let ctx = github();
-    let (on, off) = (structure(&ctx, ""), without_count(&ctx));
+    let (on, off) = on_and_off(&ctx, "count");
     let q = Query::new("How many repositories does the github organization own?");
     assert_eq!(coords(&on, &ctx, &q), coords(&off, &ctx, &q));
     // A question that counts nothing is not moved either.
@@ -56,7 +52,7 @@ fn a_list_named_outside_the_counted_phrase_is_not_counted() {
 #[test]
 fn a_slicers_ranking_is_unchanged() {
     let ctx = github();
-    let (on, off) = (structure(&ctx, ""), without_count(&ctx));
+    let (on, off) = on_and_off(&ctx, "count");
     let q = Query {
         purpose: Purpose::Slice,
         ..Query::new("How many open issues does the rust-lang/rust repository have?")

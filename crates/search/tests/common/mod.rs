@@ -98,6 +98,12 @@ pub fn structure(ctx: &SearchContext, overrides: &str) -> StructureBackend {
     b
 }
 
+/// The default structure ranker over `ctx`, and the same with `channel` switched off by
+/// name: what a channel moves, seen from both sides.
+pub fn on_and_off(ctx: &SearchContext, channel: &str) -> (StructureBackend, StructureBackend) {
+    (structure(ctx, ""), structure(ctx, "").without(&[channel]))
+}
+
 /// Asserts that a slicer's ranking of `q` is the same with the default weights and with
 /// `off` applied: a reader-only channel must not move a slice.
 pub fn assert_slicer_unchanged(ctx: &SearchContext, off: &str, q: &str) {
