@@ -22,42 +22,39 @@ use gqlnav_corpus::Encoding;
 use gqlnav_slice::{SliceOptions, Style};
 
 /// Digests of all 416 questions, and of every fifth one (positions 0, 5, 10, … of the
-/// ordered list: 84). First recorded from the slicer before it was split into modules;
-/// re-recorded on 2026-12-02 for an intended change: root paths avoid deprecated fields
-/// while another route exists (slices github 90.5% → 91.0%, docs/benchmarks.md).
-/// Re-recorded again on 2026-12-02 for two intended changes: the ranker's collection
-/// paths (weight `collection`) and first-person questions read through the current
-/// caller (slices linear 97.0% → 97.5%, docs/benchmarks.md). Re-recorded in the sixth
-/// session for the child channel's knobs: `child_blend` 0.2 → 0.15 and 50 child types
-/// without a budget (auto slices 94.5% → 95.9%, docs/benchmarks.md). Re-recorded in the
-/// seventh session for four intended changes: a list field's lone search string kept
-/// without a budget, lookups with more than `MAX_LOOKUP_ARGS` arguments pruned like
-/// lists, quoted values and "how many" in the analyzer, and the shorter `# not shown`
-/// line (auto slices 95.9% at 6,697 → 95.9% at 6,691 cl100k, docs/benchmarks.md).
-/// Re-recorded in the eighth session for hyphenated words matching joined: one slice
-/// changed (`lin-ad-2`, 6,060 → 5,915 cl100k, still perfect). Re-recorded again (both)
-/// for the root-entry padding turned off (`Knobs::root_entries`): no grade changed, every
-/// mean fell (auto 6,690 → 6,639 cl100k). And for the lone switch of a sorted list kept
-/// without a budget (`Pruner::switch_of`): no grade changed, linear 6,133 → 6,164. And
-/// for leaf-only type expansion without a budget (`Knobs::auto_type_leaves`): no grade
-/// changed, auto mean 6,654 → 6,611. Re-recorded in the ninth session for the ranker's
-/// `value` channel (fields of a value object a top hit returns): no grade changed at any
-/// budget, auto mean 6,611 → 6,609 (o200k, like the other sweep means here: see the
-/// tenth session's correction). Re-recorded (auto only) in the tenth session for shared
-/// stems in auto slices (`Relevance::with_shared_stems`, `assigned` ~ `assignee`): no
-/// grade changed, auto mean 6,511 → 6,514 cl100k; the budgeted digest is unchanged.
-/// Re-recorded (both) in the twelfth session for `Knobs::matched_arg_cost` (arguments
-/// kept for the question's words count a quarter when the pool is ordered): auto grades
-/// unchanged on the dev APIs (mean 6,514 → 6,546 cl100k), budgeted b2000 60.8% → 62.0%.
-/// Re-recorded (auto only) in the sixteenth session for labels without a budget
-/// (`Knobs::auto_label_blend`): grades unchanged on the dev APIs, auto mean 6,546 → 6,646
-/// cl100k; with the local model linear 98.0% → 98.5%; the budgeted digest is unchanged.
-/// Re-recorded (auto only) in the seventeenth session for the auto size held as a bound
-/// (`Knobs::default_tokens`, 7,000 tokens of the slice's encoding, fitted as a budget):
-/// auto dev 95.9% at 6,646 → 95.7% at 6,015 cl100k (github 92.5% → 92.0%); the budgeted
-/// digest is unchanged. Re-recorded (both) in the nineteenth session for `list` as a stop
-/// word (a request, as `show`): auto dev grades unchanged, mean 6,015 → 6,009 cl100k;
-/// b2000 62.0% → 62.3%, the other budgets' grades unchanged.
+/// ordered list: 84). First recorded from the slicer before it was split into modules. A
+/// digest changes only for an intended change to the slicer; each re-recording, with what
+/// it measured (figures in docs/archive/history.md):
+/// - 2026-12-02: root paths avoid deprecated fields while another route exists (slices
+///   github 90.5% → 91.0%); the ranker's collection paths (weight `collection`) and
+///   first-person questions read through the current caller (slices linear 97.0% →
+///   97.5%); the child channel's knobs, `child_blend` 0.2 → 0.15 and 50 child types
+///   without a budget (auto slices 94.5% → 95.9%).
+/// - 2026-12-03: four changes, a list field's lone search string kept without a budget,
+///   lookups with more than `MAX_LOOKUP_ARGS` arguments pruned like lists, quoted values
+///   and "how many" in the analyzer, and the shorter `# not shown` line (auto slices 95.9%
+///   at 6,697 → 95.9% at 6,691 cl100k). Hyphenated words matching joined: one slice
+///   changed (`lin-ad-2`, 6,060 → 5,915 cl100k, still perfect). Both digests again for the
+///   root-entry padding turned off (`Knobs::root_entries`): no grade changed, every mean
+///   fell (auto 6,690 → 6,639 cl100k); for the lone switch of a sorted list kept without a
+///   budget (`Pruner::switch_of`): no grade changed, linear 6,133 → 6,164; and for
+///   leaf-only type expansion without a budget (`Knobs::auto_type_leaves`): no grade
+///   changed, auto mean 6,654 → 6,611. The ranker's `value` channel (fields of a value
+///   object a top hit returns): no grade changed at any budget, auto mean 6,611 → 6,609
+///   (o200k, like the other sweep means here: the sweep script read the o200k column, a
+///   correction made on 2026-12-03). Auto only: shared stems in auto slices
+///   (`Relevance::with_shared_stems`, `assigned` ~ `assignee`): no grade changed, auto
+///   mean 6,511 → 6,514 cl100k. Both: `Knobs::matched_arg_cost` (arguments kept for the
+///   question's words count a quarter when the pool is ordered): auto grades unchanged on
+///   the dev APIs (mean 6,514 → 6,546 cl100k), budgeted b2000 60.8% → 62.0%.
+/// - 2026-12-04, auto only: labels without a budget (`Knobs::auto_label_blend`): grades
+///   unchanged on the dev APIs, auto mean 6,546 → 6,646 cl100k; with the local model
+///   linear 98.0% → 98.5%. The auto size held as a bound (`Knobs::default_tokens`, 7,000
+///   tokens of the slice's encoding, fitted as a budget): auto dev 95.9% at 6,646 → 95.7%
+///   at 6,015 cl100k (github 92.5% → 92.0%).
+/// - 2026-12-05, both: `list` as a stop word (a request, as `show`): auto dev grades
+///   unchanged, mean 6,015 → 6,009 cl100k; b2000 62.0% → 62.3%, the other budgets' grades
+///   unchanged.
 const DENSE_AUTO_ALL: &str = "a22ba56c1c9eb74b";
 const SDL_B2000_CLOSED_ALL: &str = "5cef79afe828f026";
 const DENSE_AUTO_FIFTHS: &str = "642dc16c4956efb5";

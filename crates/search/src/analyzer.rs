@@ -29,9 +29,9 @@ pub enum Analyzer {
 }
 
 /// A general-purpose English stop list (Lucene's English set plus common question and
-/// request words). It is not derived from any benchmark question. `list` (a request, as
-/// `show` and `give`) was added in the nineteenth session: as a query word it matched
-/// every type with `List` in its name (docs/ranking.md, "A field's name names its type").
+/// request words). It is not derived from any benchmark question. `list` is a request, as
+/// `show` and `give`: as a query word it matched every type with `List` in its name
+/// (measured 2026-12-05: docs/archive/history.md, "A field's name names its type").
 pub const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
     "could", "did", "do", "does", "each", "for", "from", "get", "give", "had", "has", "have",
@@ -88,7 +88,7 @@ pub fn is_value_literal(chunk: &str) -> bool {
 /// cannot hold a hyphen, so schemas write such compounds joined (`Todo`, `emailAddress`),
 /// while word boundaries split the question's form into parts that are often stop words
 /// (`to`, `do`) and so vanish. The parts are kept as well. English spelling, not a list
-/// from any schema or label. Measured (docs/benchmarks.md, eighth session): retrieval
+/// from any schema or label. Measured (2026-12-03, docs/archive/history.md): retrieval
 /// unchanged on github, linear and singapore, one dev slice 145 tokens smaller (linear's
 /// "last-seen" ~ `lastSeen`), every other slice unchanged; held-out WG gitlab recall@50
 /// 0.647 -> 0.672, auto slices 85.0% -> 90.0%.
@@ -109,7 +109,7 @@ pub const COUNT_TERM: &str = "count";
 /// answer that with count fields (`totalCount`, `issueCount`, `productsCount`), whose
 /// names share no word with the English idiom, so the identifier analyzer adds the term
 /// `count` to such a question. English grammar, not a list from any schema or label.
-/// Measured (docs/benchmarks.md, seventh session): retrieval recall@50 github 0.753 ->
+/// Measured (2026-12-03, docs/archive/history.md): retrieval recall@50 github 0.753 ->
 /// 0.755 (MRR 0.612 -> 0.616), linear and singapore unchanged; held-out WG shopify
 /// 0.681 -> 0.750, gitlab 0.639 -> 0.647, nautical 0.548 unchanged; slices unchanged.
 pub fn asks_how_many(text: &str) -> bool {
@@ -164,7 +164,7 @@ pub fn counted_phrases(text: &str) -> Vec<Vec<String>> {
 }
 
 /// The question without its value literals ([`is_value_literal`]). Measured
-/// (docs/benchmarks.md, seventh session): retrieval recall@50 github 0.752 -> 0.753,
+/// (2026-12-03, docs/archive/history.md): retrieval recall@50 github 0.752 -> 0.753,
 /// linear and singapore unchanged; held-out WG gitlab 0.557 -> 0.639, shopify 0.663 ->
 /// 0.681; auto slices held-out WG gitlab 77.5% -> 82.5%, shopify 80.0% -> 87.5%, dev
 /// unchanged.

@@ -48,8 +48,8 @@ pub fn first_person(question: &str) -> bool {
 /// "Returns the latest release …", is not about the caller); the name itself as a word
 /// ("the viewer") lowered Linear with the local model (recall@50 0.8047 -> 0.8034).
 /// For readers (the ranker's `person` channel and the search page's ways in); slices
-/// keep [`first_person`] (with this rule, budgeted slices lost a question each on
-/// github and linear at 2,000 tokens; docs/benchmarks.md, fifteenth session).
+/// keep [`first_person`] (measured 2026-12-04: with this rule, budgeted slices lost a
+/// question each on github and linear at 2,000 tokens; docs/archive/history.md).
 pub fn addresses_caller(graph: &SchemaGraph, question: &str) -> bool {
     if first_person(question) {
         return true;

@@ -29,7 +29,7 @@ fn a_question_about_a_types_items_gets_their_labels() {
 
 /// On the bundled WG Singapore schema: "which clinics have a phone number listed" asks
 /// for `Clinic.telephone` by its description. The label `Clinic.name` rises (6th -> 2nd)
-/// but stays under it. Without the cap (probed in the twentieth session, docs/ranking.md,
+/// but stays under it. Without the cap (probed 2026-12-05, docs/archive/history.md,
 /// "Labels") labels passed the asked fields here and in two other Singapore questions,
 /// and its MRR fell from 0.893 to 0.625.
 #[test]

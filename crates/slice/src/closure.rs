@@ -52,10 +52,10 @@ pub(crate) fn implements_of(t: &ExtendedType) -> Vec<String> {
 /// takes a key and a disambiguator or two, while a single-object field with dozens of
 /// optional arguments is a filtered search returning the first match (GitLab's
 /// `Project.issue` takes 50), whose arguments are pruned like a list's. Auto slices, no
-/// model (docs/benchmarks.md, seventh session): dev 95.9% at 6,837 o200k for every cap
-/// from 3 to 45 (no dev lookup takes more than 10); held-out WG gitlab 82.5% -> 85.0% for
-/// every cap from 3 to 45; held-out nautical 92.5% from 4 up, 82.5% at 3, 75.0% at 2.
-/// 10 keeps every dev lookup whole.
+/// model (measured 2026-12-03, docs/archive/history.md): dev 95.9% at 6,837 o200k for
+/// every cap from 3 to 45 (no dev lookup takes more than 10); held-out WG gitlab 82.5% ->
+/// 85.0% for every cap from 3 to 45; held-out nautical 92.5% from 4 up, 82.5% at 3, 75.0%
+/// at 2. 10 keeps every dev lookup whole.
 pub const MAX_LOOKUP_ARGS: usize = 10;
 
 /// Is `a` the one free-text argument of `f`: optional, of the built-in `String` type
@@ -63,7 +63,7 @@ pub const MAX_LOOKUP_ARGS: usize = 10;
 /// field's lone string argument is its search or filter string (`query: String`,
 /// `search: String`); questions that filter a collection need it, and its name rarely
 /// shares a word with the question. Slices without a budget keep it on every selected
-/// list field (`fit.rs`); measured in docs/benchmarks.md, seventh session.
+/// list field (`fit.rs`); measured 2026-12-03 (docs/archive/history.md).
 fn lone_search_string(f: &FieldDefinition, a: &InputValueDefinition) -> bool {
     let free_text = |x: &InputValueDefinition| {
         !x.ty.is_list()
@@ -230,8 +230,8 @@ impl<'a> Pruner<'a> {
     /// direction, `reverse`; or the switch that widens the list, `includeArchived`), as
     /// an agent ordering "the biggest first" needs the direction and its name shares no
     /// word with the question. A field with several switches keeps only the relevant
-    /// ones. Slices without a budget apply it (`fit.rs`); measured in docs/benchmarks.md,
-    /// eighth session.
+    /// ones. Slices without a budget apply it (`fit.rs`); measured 2026-12-03
+    /// (docs/archive/history.md).
     pub(crate) fn switch_of<'f>(&self, f: &'f FieldDefinition) -> Option<&'f str> {
         if self.is_lookup(f) {
             return None;

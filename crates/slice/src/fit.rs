@@ -178,16 +178,16 @@ impl Slicer {
     /// Without a budget, every selected list field keeps its lone free-text argument
     /// (`query: String`, [`Pruner::search_string_of`]): questions that filter a
     /// collection need it and rarely share a word with its name. Auto slices, no model
-    /// (docs/benchmarks.md, seventh session): dev 95.9% unchanged at 6,697 -> 6,842
-    /// o200k, held-out nautical 90.0% -> 92.5%, held-out WG shopify 60.0% -> 80.0%,
+    /// (measured 2026-12-03, docs/archive/history.md): dev 95.9% unchanged at 6,697 ->
+    /// 6,842 o200k, held-out nautical 90.0% -> 92.5%, held-out WG shopify 60.0% -> 80.0%,
     /// gitlab 75.0% -> 77.5%. Under a budget space is the bound: the same rule there
     /// lowers b2000 linear 67.5% -> 66.5%.
     ///
     /// The same fields keep their lone switch when their enum argument survives
     /// ([`Pruner::switch_of`]): dev grades unchanged (linear 6,133 -> 6,164 o200k, github
     /// and singapore unchanged), held-out WG shopify 87.5% -> 92.5% (its sort direction,
-    /// `reverse`), gitlab and nautical grades unchanged (docs/benchmarks.md, eighth
-    /// session).
+    /// `reverse`), gitlab and nautical grades unchanged (measured 2026-12-03,
+    /// docs/archive/history.md).
     fn force_auto_arguments(&self, sel: &mut Selection, pr: &Pruner<'_>) {
         for (ty, names) in &sel.fields {
             let Some(fields) = self.graph.schema.types.get(ty.as_str()).and_then(fields_of) else {

@@ -143,7 +143,7 @@ impl Default for Knobs {
             value_floor: 0.05,
             path_choices: 5,
             max_depth: 6,
-            // Off since the eighth session (docs/benchmarks.md): the padding added every
+            // Off (measured 2026-12-03, docs/archive/history.md): the padding added every
             // root field meeting the selection while it fit, and the per-type packing
             // (`root_entries_per_type`) already brings the entries slices need. Off, no
             // slice changed its grade on any API, with or without a budget or the local
@@ -151,31 +151,31 @@ impl Default for Knobs {
             // nautical 6,667 -> 6,516, shopify 7,208 -> 6,890.
             root_entries: false,
             // The size target of auto slices (≤ 7,000 mean cl100k on every API, seen or
-            // not), held per slice. Until the seventeenth session this was an estimate
-            // the pick aimed at (8,500), with no bound on what it rendered: WG GitLab's
-            // auto slices averaged 8,561 cl100k (p95 9,201). As a bound (docs/benchmarks.md,
-            // seventeenth session): gitlab 97.5% at 8,561 -> 95.0% at 6,821, shopify 95.0%
-            // at 6,954 -> 6,520, nautical 92.5% at 6,604 -> 6,123; dev github 92.5% ->
-            // 92.0% (gh-ext-092-kw needs ~8,900), linear 99.0% and singapore 100% kept.
+            // not), held per slice. It replaced an estimate the pick aimed at (8,500),
+            // with no bound on what it rendered: WG GitLab's auto slices averaged 8,561
+            // cl100k (p95 9,201). As a bound (measured 2026-12-04,
+            // docs/archive/history.md): gitlab 97.5% at 8,561 -> 95.0% at 6,821, shopify
+            // 95.0% at 6,954 -> 6,520, nautical 92.5% at 6,604 -> 6,123; dev github 92.5%
+            // -> 92.0% (gh-ext-092-kw needs ~8,900), linear 99.0% and singapore 100% kept.
             default_tokens: 7000,
             enum_small: 8,
             paths_per_type: 1,
             // 0.15 and 50 (auto) were chosen left-one-API-out on github, linear and
-            // singapore (docs/benchmarks.md, "sixth session"): auto slices 94.5% -> 95.9%
+            // singapore (2026-12-02, docs/archive/history.md): auto slices 94.5% -> 95.9%
             // perfect at 5,852 -> 6,697 mean o200k, each left-out API at or above its
             // figure before; 0.2 -> 0.15 alone moves b2000 59.6% -> 60.6%. Budgeted slices
             // keep 10 child types: 50 lowers b4000 85.8% -> 81.7%.
             child_blend: 0.15,
             max_child_types: 10,
             auto_child_types: 50,
-            // Without a budget, chosen left-one-API-out (docs/benchmarks.md, eighth
-            // session): grades unchanged on github, linear and singapore, every mean lower
-            // (github 7,628 -> 7,577 o200k, linear 6,164 -> 6,129, singapore 603 -> 567);
-            // the cap over type size (all fields up to N, leaves past it) was flat in
-            // grade from N = 0 to 120 with tokens rising with N, so each pair of dev APIs
-            // picks N = 0, leaves only. Under a budget it is mixed (b4000 github 78.5% ->
-            // 82.0%, but b6000 linear 97.5% -> 97.0% and b8000 github 91.0% -> 90.5%), so
-            // it stays off there.
+            // Without a budget, chosen left-one-API-out (2026-12-03,
+            // docs/archive/history.md): grades unchanged on github, linear and singapore,
+            // every mean lower (github 7,628 -> 7,577 o200k, linear 6,164 -> 6,129,
+            // singapore 603 -> 567); the cap over type size (all fields up to N, leaves
+            // past it) was flat in grade from N = 0 to 120 with tokens rising with N, so
+            // each pair of dev APIs picks N = 0, leaves only. Under a budget it is mixed
+            // (b4000 github 78.5% -> 82.0%, but b6000 linear 97.5% -> 97.0% and b8000
+            // github 91.0% -> 90.5%), so it stays off there.
             type_leaves: false,
             auto_type_leaves: true,
             small_type_fields: 5,
@@ -188,21 +188,21 @@ impl Default for Knobs {
             main_path_choices: 12,
             full_signature_k: 5,
             first_fill: 0.97,
-            // Chosen left-one-API-out on github, linear and singapore (docs/benchmarks.md,
-            // twelfth session): of 1 / 0.5 / 0.25 / 0, each pair of dev APIs picks 0.25 on
-            // budgeted slices (auto slices keep every grade at each value), and each
-            // left-out API rises or stays: b2000 github 50.5% -> 51.0%, linear 68.0% ->
-            // 70.0%; b4000 78.5% -> 79.5%, 91.5% -> 92.0%; b6000 github 89.0% -> 89.5%.
+            // Chosen left-one-API-out on github, linear and singapore (2026-12-03,
+            // docs/archive/history.md): of 1 / 0.5 / 0.25 / 0, each pair of dev APIs picks
+            // 0.25 on budgeted slices (auto slices keep every grade at each value), and
+            // each left-out API rises or stays: b2000 github 50.5% -> 51.0%, linear 68.0%
+            // -> 70.0%; b4000 78.5% -> 79.5%, 91.5% -> 92.0%; b6000 github 89.0% -> 89.5%.
             // A field whose filters the question names (`mergeRequests(state:,
             // authorUsername:, …)`) cost ~87 tokens and came after every cheap leaf of the
             // relevant types.
             matched_arg_cost: 0.25,
-            // Chosen left-one-API-out on github, linear and singapore (docs/benchmarks.md,
-            // sixteenth session), auto slices with and without the local model: each left-out
-            // API keeps or raises its figures (linear with the model 98.0% -> 98.5%; github
-            // and singapore unchanged); auto dev 6,546 -> 6,646 mean cl100k. Under a budget
-            // github picks 0.6 and the left-out linear falls at 2,000 tokens (70.0% ->
-            // 69.0%), so budgeted slices keep 0.
+            // Chosen left-one-API-out on github, linear and singapore (2026-12-04,
+            // docs/archive/history.md), auto slices with and without the local model: each
+            // left-out API keeps or raises its figures (linear with the model 98.0% ->
+            // 98.5%; github and singapore unchanged); auto dev 6,546 -> 6,646 mean cl100k.
+            // Under a budget github picks 0.6 and the left-out linear falls at 2,000 tokens
+            // (70.0% -> 69.0%), so budgeted slices keep 0.
             label_blend: 0.0,
             auto_label_blend: 0.5,
         }

@@ -25,9 +25,9 @@ pub const FORWARD_PAGINATION_ARGS: [&str; 1] = ["first"];
 
 /// Shortest shared beginning by which two different words match as one stem with two
 /// endings (`assign|ed` ~ `assign|ee`, six characters and more). Slices without a budget
-/// use it (docs/benchmarks.md, "tenth session"): dev auto slices unchanged in grade at
-/// +1 / +6 o200k (github / linear); 4 and 5 characters add more (+29 / +47, +15 / +39)
-/// for the same grades, so each pair of dev APIs picks 6 among them.
+/// use it (measured 2026-12-03, docs/archive/history.md): dev auto slices unchanged in
+/// grade at +1 / +6 o200k (github / linear); 4 and 5 characters add more (+29 / +47, +15 /
+/// +39) for the same grades, so each pair of dev APIs picks 6 among them.
 pub const SHARED_STEM_MIN: usize = 6;
 
 /// The question's terms.

@@ -440,7 +440,7 @@ fn a_list_fields_lone_search_string_survives_without_a_budget() {
 /// The root-entry padding (`Knobs::root_entries`) is off by default: with it on, the same
 /// slice also lists more query-root fields (every one meeting the selection, while they
 /// fit), and it keeps every field of the default slice. Off, no dev slice changed its
-/// grade and every mean fell (docs/benchmarks.md, eighth session).
+/// grade and every mean fell (measured 2026-12-03, docs/archive/history.md).
 #[test]
 fn root_entry_padding_is_off_by_default_and_only_adds_root_fields() {
     assert!(!gqlnav_slice::Knobs::default().root_entries);
@@ -497,10 +497,9 @@ fn auto_slices_match_a_word_and_a_name_that_share_a_stem() {
 }
 
 /// Without a budget the auto size is a bound, not an estimate to aim at: the slice is
-/// fitted to `Knobs::default_tokens` of its encoding as a budget would be (before the
-/// seventeenth session WG GitLab's auto slices averaged 8,561 cl100k against an aim of
-/// 8,500). A smaller auto size bounds the same question's slice, which still holds the
-/// question's own path and fields.
+/// fitted to `Knobs::default_tokens` of its encoding as a budget would be (as an aim,
+/// 8,500, it let WG GitLab's auto slices average 8,561 cl100k). A smaller auto size bounds
+/// the same question's slice, which still holds the question's own path and fields.
 #[test]
 fn auto_slices_never_exceed_the_auto_size() {
     let s = slicer("github");

@@ -23,13 +23,13 @@ fn field_map<'g>(
     }
 }
 
-/// Owner types among the top hits whose ways in from the root are listed. 5 (was 3),
-/// chosen left one API out (tools bench, page policy, mean over 1 / 2 / 3 calls) among
-/// the sizes that keep the page's mean first answer within 2,000 o200k tokens (the
-/// page's size rule, ARCHITECTURE.md): 3 / 4 / 5 types × 2 / 3 paths; with github left
-/// out linear picks 4 × 3 (github 64.5 -> 65.2), with linear left out github picks 5 × 2
-/// (linear 85.8 -> 87.3); on all three, 5 × 2: dev within 1 / 3 calls 66.8 / 80.8% ->
-/// 69.2 / 81.5%, first answer 1,864 -> 1,968 (docs/benchmarks.md, sixteenth session).
+/// Owner types among the top hits whose ways in from the root are listed. 5 (was 3), chosen
+/// left one API out (tools bench, page policy, mean over 1 / 2 / 3 calls) among the sizes
+/// that keep the page's mean first answer within 2,000 o200k tokens (the page's size rule,
+/// ARCHITECTURE.md): 3 / 4 / 5 types × 2 / 3 paths; with github left out linear picks 4 × 3
+/// (github 64.5 -> 65.2), with linear left out github picks 5 × 2 (linear 85.8 -> 87.3); on
+/// all three, 5 × 2: dev within 1 / 3 calls 66.8 / 80.8% -> 69.2 / 81.5%, first answer
+/// 1,864 -> 1,968 (measured 2026-12-04, docs/archive/history.md).
 const ENTRY_TYPES: usize = 5;
 /// Ways in listed per type.
 const ENTRY_PATHS: usize = 2;
@@ -148,7 +148,7 @@ pub(crate) fn entry_points(
             }
             // No way to a list that takes arguments (only lookups and fixed lists such
             // as an archive): the cheapest one follows (page policy, linear, within 3
-            // calls 68.0% -> 70.5%; docs/benchmarks.md, fifteenth session).
+            // calls 68.0% -> 70.5%; measured 2026-12-04, docs/archive/history.md).
             if let Some(p) = gqlnav_search::selectable_collection_path(graph, &t, &paths) {
                 paths.push(p);
             }
@@ -169,7 +169,7 @@ pub(crate) fn entry_points(
 /// Most link fields listed per answer. 12, chosen left one API out over 6 / 8 / 10 / 12 /
 /// 16 / 20 (tools bench, page policy, by the mean over 1 / 2 / 3 calls, ties to the
 /// fewest tokens read): github 50.0% -> 53.0% within 3 calls, linear 73.0% -> 74.0%
-/// (docs/benchmarks.md, fifteenth session).
+/// (measured 2026-12-04, docs/archive/history.md).
 const MAX_LINKS: usize = 12;
 
 /// Link fields between the types of the top hits: fields of one such type (an owner or
@@ -224,19 +224,19 @@ pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<Stri
     out
 }
 
-/// Top hits whose return types' fields are listed: every hit of a default page. Chosen
-/// left one API out over 3 / 4 / 5 / 6 / 8 / 10 / 12 (tools bench, page policy, mean over
-/// 1 / 2 / 3 calls, ties to the fewest tokens read): each pair picks 10; dev within 1 /
-/// 3 calls 47.1 / 72.6% at 3, 52.4 / 73.3% at 10 (docs/benchmarks.md, fifteenth session).
+/// Top hits whose return types' fields are listed: every hit of a default page. Chosen left
+/// one API out over 3 / 4 / 5 / 6 / 8 / 10 / 12 (tools bench, page policy, mean over 1 / 2
+/// / 3 calls, ties to the fewest tokens read): each pair picks 10; dev within 1 / 3 calls
+/// 47.1 / 72.6% at 3, 52.4 / 73.3% at 10 (measured 2026-12-04, docs/archive/history.md).
 /// The fields folded into a top hit count as that hit: left one API out over the fields
-/// listed for a folded field's big return type (0 / 2 / 4 / 6 / 8 / 10 / 12 / 16) each
-/// pair picks 16, all of them; dev within 1 / 3 calls 64.2 / 77.6% -> 66.3 / 80.3%, first
-/// answer 1,488 -> 1,820 tokens (docs/benchmarks.md, sixteenth session).
+/// listed for a folded field's big return type (0 / 2 / 4 / 6 / 8 / 10 / 12 / 16) each pair
+/// picks 16, all of them; dev within 1 / 3 calls 64.2 / 77.6% -> 66.3 / 80.3%, first answer
+/// 1,488 -> 1,820 tokens (measured 2026-12-04, docs/archive/history.md).
 const RETURN_HITS: usize = 10;
 /// Most fields listed per return type. 16 with the basic-first order of [`fields_line`]
 /// (tools bench, page policy, dev, within 1 / 2 / 3 calls: 41.1 / 57.9 / 58.7% at 8 in
 /// declaration order, 42.1 / 58.2 / 58.9% at 8 basic first, 43.5 / 58.7 / 59.9% at 16;
-/// docs/benchmarks.md, fifteenth session).
+/// measured 2026-12-04, docs/archive/history.md).
 const RETURN_FIELDS: usize = 16;
 
 /// A type of at most this many fields (an actor, a status, an environment) is listed
@@ -244,7 +244,7 @@ const RETURN_FIELDS: usize = 16;
 /// API out over 0 / 4 / 6 / 8 / 12 / 16 / 24 (page policy, mean over 1 / 2 / 3 calls,
 /// ties to the fewest tokens read) the pairs pick 12 (github out) and 24 (linear out);
 /// 12 (dev within 3 calls 74.8% -> 77.2%, first answer 1,316 -> 1,489 tokens) rather
-/// than 24 (77.4%, 1,619 tokens; docs/benchmarks.md, fifteenth session).
+/// than 24 (77.4%, 1,619 tokens; measured 2026-12-04, docs/archive/history.md).
 const SMALL_TYPE_FIELDS: usize = 12;
 
 /// What the hits return, one level down: for each of the first [`RETURN_HITS`] field

@@ -120,10 +120,10 @@ impl Default for ToolsConfig {
             policy: ExecPolicy::default(),
             paths_per_hit: 2,
             max_limit: 50,
-            // Chosen left-one-API-out on github, linear and singapore (docs/benchmarks.md,
-            // twelfth session; tools bench, page policy, 0 / 4 / 3 / 2 / 1): every fold's
-            // left-out API rises at 1, and the dev set goes 23.1% -> 38.0% shown in one
-            // call, 54.6% -> 57.2% within three, at 4,905 -> 4,631 tokens read.
+            // Chosen left-one-API-out on github, linear and singapore (2026-12-03,
+            // docs/archive/history.md; tools bench, page policy, 0 / 4 / 3 / 2 / 1): every
+            // fold's left-out API rises at 1, and the dev set goes 23.1% -> 38.0% shown in
+            // one call, 54.6% -> 57.2% within three, at 4,905 -> 4,631 tokens read.
             per_type: 1,
         }
     }

@@ -140,7 +140,7 @@ const FOLD_DEPTH: usize = 4;
 /// structured result lists them all): a bound for a hub type whose every field matches
 /// a word. The names are cheap and carry much of a page's reach: naming at most 8 / 24
 /// lowered the tools bench's page policy from 41.1% to 33.2% / 39.2% of dev questions
-/// shown in one call (docs/benchmarks.md, twelfth session).
+/// shown in one call (measured 2026-12-03, docs/archive/history.md).
 const MORE_NAMED: usize = 64;
 
 /// Deepest ranking a page asks for when folding leaves it short.
