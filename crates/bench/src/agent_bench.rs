@@ -56,17 +56,38 @@ pub struct AgentQuestion {
     /// The prompt: `query`, plus the numbered `queries` when present.
     pub prompt: String,
     pub answer_schema: Option<Value>,
-    /// `answer` and every entry of `answers`.
+    /// `answer` and every entry of `answers` (hand-written; graded only with
+    /// [`Grading::Written`]).
     pub answers: Vec<Value>,
     pub must_include: Vec<String>,
+    /// The gold `operation` (its result on the mock is the expected answer with
+    /// [`Grading::Mock`]).
+    pub operation: Option<String>,
+    /// The WG `targetFields`.
+    pub target_fields: Vec<String>,
 }
 
-/// Load the non-keyword WG questions of `schema_ids` that carry an answer, every
+/// Where expected answers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grading {
+    /// The gold operation's result on gqlnav's deterministic mock
+    /// ([`crate::expected_answer`]); questions need an `operation`, `targetFields` and an
+    /// `answerSchema`.
+    Mock,
+    /// The YAML `answer`/`answers` values (only meaningful against an upstream serving
+    /// the data they were written from).
+    Written,
+}
+
+/// Load the non-keyword WG questions of `schema_ids` that can be graded with `grading`
+/// (a written answer; or a gold operation, targets and an answer schema), every
 /// `every`-th (1 = all), in id order.
 pub fn load_agent_questions(
     dir: &Path,
     schema_ids: &[&str],
     every: usize,
+    grading: Grading,
 ) -> Result<Vec<AgentQuestion>, BenchError> {
     let rd = std::fs::read_dir(dir)
         .map_err(|e| BenchError::Options(format!("{}: {e}", dir.display())))?;
@@ -92,7 +113,28 @@ pub fn load_agent_questions(
             answers.extend(a.iter().cloned());
         }
         answers.retain(|a| !is_empty_expected(a));
-        if answers.is_empty() {
+        let operation = v["operation"]
+            .as_str()
+            .map(str::to_string)
+            .filter(|o| !o.trim().is_empty());
+        let strings = |key: &str| -> Vec<String> {
+            v[key]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let target_fields = strings("targetFields");
+        let gradable = match grading {
+            Grading::Written => !answers.is_empty(),
+            Grading::Mock => {
+                operation.is_some() && !target_fields.is_empty() && v.get("answerSchema").is_some()
+            }
+        };
+        if !gradable {
             continue;
         }
         let mut prompt = v["query"].as_str().unwrap_or_default().trim().to_string();
@@ -106,21 +148,15 @@ pub fn load_agent_questions(
                 prompt = format!("{prompt}\n\n{}", list.join("\n"));
             }
         }
-        let must_include = v["mustInclude"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
         out.push(AgentQuestion {
             id,
             schema_id,
             prompt,
             answer_schema: v.get("answerSchema").cloned(),
             answers,
-            must_include,
+            must_include: strings("mustInclude"),
+            operation,
+            target_fields,
         });
     }
     Ok(out

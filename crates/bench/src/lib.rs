@@ -15,14 +15,16 @@ mod agent_report;
 mod answer;
 pub mod dataset;
 pub mod error;
+mod gold;
 pub mod metrics;
 pub mod report;
 pub mod slice_bench;
 mod tools_bench;
+mod typed_reach;
 
 pub use agent_bench::{
     grade_outcome, load_agent_questions, operation_members, run_agent_bench, AgentQuestion,
-    AgentRow, Strategy, SLICE_BUDGETS,
+    AgentRow, Grading, Strategy, SLICE_BUDGETS,
 };
 pub use agent_report::{
     agent_json, agent_markdown, agent_svg, wilson, write_agent_report, AGENT_SVG,
@@ -33,6 +35,7 @@ pub use dataset::{
     Problem, Question, TargetMode, Variant, WgOptions,
 };
 pub use error::BenchError;
+pub use gold::{expected_answer, expected_from_data, mock_data, without_filters, GoldError};
 pub use metrics::{
     floor_percentile, run_retrieval, BudgetPoint, QuestionResult, RunOptions, RunResult,
 };
@@ -46,3 +49,4 @@ pub use tools_bench::{
     never_shown_by_kind, replay, shown_coordinates, tools_json, tools_markdown, tools_rows,
     write_tools_report, Policy, ToolsResult, ToolsRow, OWNER_TYPES, PATH_FIELDS,
 };
+pub use typed_reach::{gold_call, typed_reach, typed_reach_markdown, ReachMiss, ReachRow};

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use gqlnav_bench::{
-    grade_outcome, load_agent_questions, operation_members, write_agent_report, AgentRow, Strategy,
-    AGENT_SVG,
+    grade_outcome, load_agent_questions, operation_members, write_agent_report, AgentRow, Grading,
+    Strategy, AGENT_SVG,
 };
 
 fn wg() -> std::path::PathBuf {
@@ -41,13 +41,19 @@ fn reference_operations_cover_their_musts_and_broken_ones_fail_at_the_right_step
 
 #[test]
 fn questions_load_with_answers_and_outcomes_are_graded() {
-    let qs =
-        load_agent_questions(&wg().join("queries"), &["github", "linear", "singapore"], 1).unwrap();
+    let qs = load_agent_questions(
+        &wg().join("queries"),
+        &["github", "linear", "singapore"],
+        1,
+        Grading::Written,
+    )
+    .unwrap();
     assert!(qs.len() > 150, "{}", qs.len());
     assert!(qs
         .iter()
         .all(|q| !q.id.ends_with("-kw") && !q.answers.is_empty()));
-    let every = load_agent_questions(&wg().join("queries"), &["github"], 12).unwrap();
+    let every =
+        load_agent_questions(&wg().join("queries"), &["github"], 12, Grading::Written).unwrap();
     assert_eq!(every.len(), 9);
     let q = &qs[0];
     let g = gqlnav_schema::load_file(&wg().join(format!("schemas/{}/schema.graphql", q.schema_id)))

@@ -294,6 +294,95 @@ pub struct AgentBenchArgs {
     /// Write each session's transcript into DIR.
     #[arg(long = "agent-transcripts", value_name = "DIR")]
     pub transcripts: Option<PathBuf>,
+    /// The typed strategy: most root fields offered as tools.
+    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().tools, value_name = "N")]
+    pub typed_tools: usize,
+    /// The typed strategy: most field paths offered per tool.
+    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().paths, value_name = "N")]
+    pub typed_paths: usize,
+    /// The typed strategy: most leaf fields an object path selects.
+    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().leaves, value_name = "N")]
+    pub typed_leaves: usize,
+}
+
+impl AgentBenchArgs {
+    /// The typed tools' bounds.
+    pub fn typed_options(&self) -> gqlnav_tools::TypedOptions {
+        gqlnav_tools::TypedOptions {
+            tools: self.typed_tools.max(1),
+            paths: self.typed_paths.max(1),
+            leaves: self.typed_leaves.max(1),
+            ..gqlnav_tools::TypedOptions::default()
+        }
+    }
+}
+
+/// `gqlnav bench --mode typed`.
+pub fn run_typed_bench(
+    a: &AgentBenchArgs,
+    wg: &std::path::Path,
+    ids: &[String],
+    json_out: bool,
+    report: Option<&std::path::Path>,
+) -> Result<()> {
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let questions = gqlnav_bench::load_agent_questions(
+        &wg.join("queries"),
+        &id_refs,
+        a.every,
+        gqlnav_bench::Grading::Mock,
+    )?;
+    if questions.is_empty() {
+        bail!(
+            "no questions with an operation, targetFields and an answerSchema for {ids:?} in {}",
+            wg.join("queries").display()
+        );
+    }
+    let opts = a.typed_options();
+    let meter = gqlnav_corpus::TokenMeter::default();
+    let bar = crate::common::progress(questions.len() as u64, "questions");
+    let mut rows = Vec::new();
+    for id in ids {
+        let qs: Vec<&gqlnav_bench::AgentQuestion> =
+            questions.iter().filter(|q| &q.schema_id == id).collect();
+        if qs.is_empty() {
+            continue;
+        }
+        let path = wg.join("schemas").join(id).join("schema.graphql");
+        let graph = Arc::new(
+            gqlnav_schema::load_file(&path)
+                .with_context(|| format!("loading {}", path.display()))?,
+        );
+        let mock = gqlnav_mock::Mock::of_graph(&graph, gqlnav_mock::MockOptions::default());
+        let tools = Toolbox::build(graph, None, ToolsConfig::default())?;
+        for q in qs {
+            rows.push(gqlnav_bench::typed_reach(q, &tools, &mock, &opts, &meter));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let md = gqlnav_bench::typed_reach_markdown(&rows);
+    if json_out {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"options": format!("{opts:?}"), "rows": rows})
+            )?
+        );
+    } else {
+        print!("{md}");
+    }
+    if let Some(dir) = report {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("typed.md"), &md)?;
+        let lines: Vec<String> = rows
+            .iter()
+            .filter_map(|r| serde_json::to_string(r).ok())
+            .collect();
+        std::fs::write(dir.join("typed_rows.jsonl"), lines.join("\n") + "\n")?;
+        eprintln!("wrote {}", dir.join("typed.md").display());
+    }
+    Ok(())
 }
 
 /// `gqlnav bench --mode agent`.
@@ -315,7 +404,12 @@ pub fn run_bench(
         })
         .collect::<Result<_>>()?;
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let questions = gqlnav_bench::load_agent_questions(&wg.join("queries"), &id_refs, a.every)?;
+    let questions = gqlnav_bench::load_agent_questions(
+        &wg.join("queries"),
+        &id_refs,
+        a.every,
+        gqlnav_bench::Grading::Written,
+    )?;
     if questions.is_empty() {
         bail!(
             "no WG questions with answers for {ids:?} in {}",

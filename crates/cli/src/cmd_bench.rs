@@ -43,6 +43,10 @@ pub enum ModeArg {
     /// ranker flags, as `gqlnav serve` does (`--backend hybrid --model DIR` for the
     /// local embedding model).
     Tools,
+    /// What the typed tools (the agent's `typed` strategy) can express, without a model:
+    /// each WG question's gold operation rewritten as a call of the tool set chosen for
+    /// it, run on gqlnav's mock and graded against the gold operation's own answer.
+    Typed,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -170,6 +174,15 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
     }
     if a.mode == ModeArg::Tools {
         return run_tools(&a);
+    }
+    if a.mode == ModeArg::Typed {
+        return crate::cmd_agent::run_typed_bench(
+            &a.agent,
+            &a.slice.wg,
+            &a.slice.schema_ids,
+            a.json,
+            a.report.as_deref(),
+        );
     }
     if a.mode == ModeArg::Slice {
         a.slice.report = a.report.clone();

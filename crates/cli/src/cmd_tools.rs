@@ -57,6 +57,12 @@ pub struct ToolsArgs {
     /// Most root fields picked by --for.
     #[arg(long, default_value_t = 8, value_name = "N")]
     pub limit: usize,
+    /// With --for: the typed tools a small model gets for the question (the agent's
+    /// `typed` strategy): each root field with its arguments and selectable field paths,
+    /// as the model reads them (--json: the set and the JSON Schema each turn is
+    /// constrained by).
+    #[arg(long, requires = "for_question")]
+    pub typed: bool,
     /// Mutations to compile: `all` or `name,name`. They are marked destructive. Without
     /// this flag no mutation becomes a tool.
     #[arg(long, value_name = "NAME,…|all")]
@@ -134,8 +140,50 @@ fn set_tokens(set: &ToolSet, format: ToolFormat, meter: &TokenMeter) -> usize {
     meter.count(&set.render(format).to_string())
 }
 
+fn run_typed(a: &ToolsArgs, graph: Arc<gqlnav_schema::SchemaGraph>, q: &str) -> Result<()> {
+    let tb = Toolbox::build(graph, None, ToolsConfig::default())?;
+    let set = tb
+        .typed_tools(q, &gqlnav_tools::TypedOptions::default())
+        .map_err(anyhow::Error::msg)?;
+    if set.tools.is_empty() {
+        bail!("no root field reaches what search found for {q:?}");
+    }
+    let meter = TokenMeter::new(a.encoding);
+    let text = set.describe();
+    if a.json {
+        let action = set.action_schema(None, true);
+        let out = json!({
+            "tools": set.tools,
+            "cut": set.cut,
+            "describeTokens": meter.count(&text),
+            "actionSchemaTokens": meter.count(&action.to_string()),
+            "actionSchema": action,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{text}");
+        eprintln!(
+            "{} tools, {} field paths, {} tokens ({}){}",
+            set.tools.len(),
+            set.tools.iter().map(|t| t.paths.len()).sum::<usize>(),
+            meter.count(&text),
+            a.encoding.name(),
+            if set.cut.is_empty() {
+                String::new()
+            } else {
+                format!("; left out: {}", set.cut.join("; "))
+            }
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: ToolsArgs) -> Result<()> {
     let graph = Arc::new(a.schema.load(a.json)?);
+    if a.typed {
+        let q = a.for_question.clone().unwrap_or_default();
+        return run_typed(&a, graph, &q);
+    }
     let select = match (&a.for_question, a.select.is_empty()) {
         (Some(q), _) => {
             let tb = Toolbox::build(graph.clone(), None, ToolsConfig::default())?;

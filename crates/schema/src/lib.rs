@@ -2,6 +2,7 @@
 //! coordinates, and the schema graph (roots, reverse edges, paths to the root).
 
 mod checked;
+mod connection;
 mod coordinate;
 mod error;
 mod fingerprint;
@@ -14,6 +15,7 @@ mod value_object;
 
 pub use apollo_compiler;
 pub use checked::CheckedSchema;
+pub use connection::{connection_of, Connection};
 pub use coordinate::{Coordinate, CoordinateKind};
 pub use error::SchemaError;
 pub use fnv::Fnv64;

@@ -27,6 +27,7 @@ mod output;
 mod policy;
 mod search;
 mod toolbox;
+mod typed;
 mod util;
 mod validate;
 
@@ -49,6 +50,9 @@ pub use search::{
 pub use toolbox::{
     default_backend_factory, default_context, in_memory_factory, BackendFactory, Generation,
     Indexed, OperationSchema, Toolbox, ToolboxError, DEFAULT_RENDERING,
+};
+pub use typed::{
+    render_data, FieldPath, Step, TypedArg, TypedCall, TypedOptions, TypedTool, TypedToolSet,
 };
 pub use util::{cap_text, make_cursor, read_cursor, Scrubber};
 pub use validate::{

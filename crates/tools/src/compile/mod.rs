@@ -29,7 +29,7 @@ pub use format::ToolFormat;
 pub use pick::root_fields_by_reach;
 pub use selection::{example_selection, FieldPathError, SelectionLimits};
 
-use input::{first_paragraph, InputCompiler, InputStyle};
+pub(crate) use input::{closure, first_paragraph, refs_in, InputCompiler, InputStyle};
 use roots::{choose_all, choose_selected, Roots};
 use selection::{field_count, print, Selector};
 

@@ -1,0 +1,382 @@
+//! Typed tools for a question: a small model picks a tool, fills typed arguments and
+//! chooses field paths from an enum; gqlnav writes, validates and runs the operation.
+//! A model that never writes GraphQL cannot write invalid GraphQL.
+//!
+//! - [`Toolbox::typed_tools`] ranks the schema for the question and keeps up to
+//!   [`TypedOptions::tools`] root fields (those the top hits' root paths start with), each
+//!   with the field paths that lead to the ranked hits (connections unwrapped to
+//!   `nodes[]`, abstract types read through `<Type>`, an object hit expanded to its
+//!   leaves), at most [`TypedOptions::paths`] per tool.
+//! - Arguments: the root field's, and those of the fields on the offered paths
+//!   (`issues.states`), paging cursors left out; enums and input objects as `$defs`.
+//! - [`TypedToolSet::action_schema`] is the JSON Schema each model turn is constrained
+//!   by; [`TypedToolSet::operation`] turns a call into an operation and its variables;
+//!   [`render_data`] shows the result compactly.
+
+mod choose;
+mod path;
+mod render;
+mod write;
+
+use std::collections::BTreeMap;
+
+use apollo_compiler::schema::FieldDefinition;
+use apollo_compiler::Schema;
+use gqlnav_schema::RootKind;
+use gqlnav_search::Query;
+use serde_json::{json, Map, Value};
+
+pub use path::{FieldPath, Step};
+pub use render::render_data;
+pub use write::TypedCall;
+
+use crate::compile::{InputCompiler, InputStyle, NullableMode, RefMode};
+use crate::toolbox::Toolbox;
+use choose::{Builder, Entry};
+use path::field_def;
+
+/// Bounds of a typed tool set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TypedOptions {
+    /// Root fields offered as tools.
+    pub tools: usize,
+    /// Field paths offered per tool.
+    pub paths: usize,
+    /// Ranked hits read.
+    pub hits: usize,
+    /// Most field steps in a path.
+    pub depth: usize,
+    /// Leaf fields an object path selects.
+    pub leaves: usize,
+}
+
+impl Default for TypedOptions {
+    fn default() -> Self {
+        TypedOptions {
+            tools: 3,
+            paths: 24,
+            hits: 60,
+            depth: 6,
+            leaves: 8,
+        }
+    }
+}
+
+/// Arguments a typed tool never offers: cursors (the tool reads one page; paging on is
+/// another call's business) and `last` (the model asks with `first`).
+const NOT_OFFERED: [&str; 3] = ["after", "before", "last"];
+
+/// One argument of a typed tool.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypedArg {
+    /// The property name: the argument's name at the root, `field.arg` below it.
+    pub key: String,
+    /// The path of the field that takes it (empty: the root field).
+    pub at: String,
+    /// The argument's name on that field.
+    pub name: String,
+    /// Its GraphQL type.
+    pub ty: String,
+    /// Required on its field (for a nested field: when a path through it is chosen).
+    pub required: bool,
+    /// Its JSON Schema (named types as `#/$defs/…`).
+    pub schema: Value,
+}
+
+/// One typed tool: a root field, its arguments and the field paths it offers.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypedTool {
+    /// The root field's name.
+    pub name: String,
+    /// `Query.repository`.
+    pub coordinate: String,
+    /// The field's description, first paragraph.
+    pub description: String,
+    /// The root field's return type.
+    pub returns: String,
+    pub args: Vec<TypedArg>,
+    /// Selectable field paths, most relevant first (empty for a leaf root field). A path
+    /// that ends on an object selects the fields [`TypedTool::selects`] lists for it.
+    pub paths: Vec<String>,
+    /// For each object path: the leaf fields it selects.
+    pub selects: BTreeMap<String, Vec<String>>,
+}
+
+/// The typed tools of one question.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypedToolSet {
+    /// The operation root's type name.
+    pub root_type: String,
+    pub tools: Vec<TypedTool>,
+    /// Shared definitions (enums, input objects) the arguments refer to.
+    pub defs: BTreeMap<String, Value>,
+    /// What was left out to stay within the bounds (said to the model's receipt).
+    pub cut: Vec<String>,
+}
+
+/// The arguments of a root field and of the fields on `paths` (JSON Schemas through
+/// `inputs`).
+fn tool_args(
+    schema: &Schema,
+    root: &FieldDefinition,
+    paths: &[FieldPath],
+    inputs: &mut InputCompiler,
+) -> Vec<TypedArg> {
+    let mut args = Vec::new();
+    let none = BTreeMap::new();
+    let add = |at: &str,
+               key: String,
+               f: &FieldDefinition,
+               inputs: &mut InputCompiler,
+               args: &mut Vec<TypedArg>| {
+        for a in &f.arguments {
+            if NOT_OFFERED.contains(&a.name.as_str())
+                && !(a.ty.is_non_null() && a.default_value.is_none())
+            {
+                continue;
+            }
+            let k = if key.is_empty() {
+                a.name.to_string()
+            } else {
+                format!("{key}.{}", a.name)
+            };
+            if args.iter().any(|x: &TypedArg| x.key == k) {
+                continue;
+            }
+            let s = inputs.arguments(std::slice::from_ref(a), &none);
+            args.push(TypedArg {
+                key: k,
+                at: at.to_string(),
+                name: a.name.to_string(),
+                ty: a.ty.to_string(),
+                required: a.ty.is_non_null() && a.default_value.is_none(),
+                schema: s["properties"][a.name.as_str()].clone(),
+            });
+        }
+    };
+    add("", String::new(), root, inputs, &mut args);
+    let ret = root.ty.inner_named_type().to_string();
+    let mut owners: BTreeMap<String, String> = BTreeMap::new();
+    for p in paths {
+        let mut cur = ret.clone();
+        for (i, s) in p.steps.iter().enumerate() {
+            if !s.field.is_empty() {
+                let Some(def) = field_def(schema, &cur, &s.field) else {
+                    break;
+                };
+                if !def.arguments.is_empty() {
+                    let at = p.prefix(i + 1).to_string();
+                    // The short key (`issues`) unless another field already took it.
+                    let key = match owners.get(&s.field) {
+                        Some(other) if *other != at => {
+                            at.replace("[]", "").replace(['<', '>'], "_")
+                        }
+                        _ => s.field.clone(),
+                    };
+                    owners.entry(s.field.clone()).or_insert_with(|| at.clone());
+                    add(&at, key, def, inputs, &mut args);
+                }
+                cur = def.ty.inner_named_type().to_string();
+            }
+            if let Some(t) = &s.on {
+                cur = t.clone();
+            }
+        }
+    }
+    args
+}
+
+/// The tools: up to `k` root fields by the hits' summed scores, the caller's root first
+/// for a question addressed to the caller, then each one's twin.
+fn choose_roots(
+    b: &Builder,
+    graph: &gqlnav_schema::SchemaGraph,
+    question: &str,
+    k: usize,
+) -> Vec<String> {
+    let ranked = b.roots();
+    let mut roots: Vec<String> = Vec::new();
+    if gqlnav_search::addresses_caller(graph, question) {
+        let callers: Vec<String> = gqlnav_search::caller_roots(graph)
+            .into_iter()
+            .filter_map(|(c, _)| c.split_once('.').map(|(_, f)| f.to_string()))
+            .collect();
+        if let Some(c) = ranked.iter().find(|r| callers.contains(r)) {
+            roots.push(c.clone());
+        }
+    }
+    for r in &ranked {
+        if roots.len() >= k {
+            break;
+        }
+        if !roots.contains(r) {
+            roots.push(r.clone());
+        }
+    }
+    for r in roots.clone() {
+        if let Some(t) = b.twins(&r).into_iter().find(|t| !roots.contains(t)) {
+            roots.push(t);
+        }
+    }
+    roots
+}
+
+impl Toolbox {
+    /// The typed tools for `question` ([`TypedOptions`] bounds them). Empty when no
+    /// ranked hit leads to a usable query root field.
+    pub fn typed_tools(&self, question: &str, opts: &TypedOptions) -> Result<TypedToolSet, String> {
+        crate::search::check_query(question)?;
+        let generation = self.generation();
+        let graph = &generation.graph;
+        let schema: &Schema = &graph.schema;
+        let root_type = graph
+            .root(RootKind::Query)
+            .ok_or("the schema has no Query type")?
+            .to_string();
+        let scored = generation
+            .backend
+            .search(&Query::new(question), opts.hits)
+            .map_err(|e| format!("search failed: {e}"))?;
+        let hits = generation.ctx.hits(&scored, 3);
+        let b = Builder {
+            schema,
+            root_type: root_type.clone(),
+            opts: *opts,
+            hits: &hits,
+        };
+        let mut inputs = InputCompiler::new(
+            schema,
+            InputStyle {
+                refs: RefMode::Defs,
+                nullable: NullableMode::Omit,
+                inline_depth: 3,
+            },
+        );
+        let mut tools = Vec::new();
+        let mut cut = Vec::new();
+        let roots = choose_roots(&b, graph, question, opts.tools);
+        let ranked = b.roots();
+        let left = ranked.iter().filter(|r| !roots.contains(r)).count();
+        if left > 0 {
+            cut.push(format!("{left} more root fields ranked lower"));
+        }
+        for root in roots {
+            let Some(def) = field_def(schema, &root_type, &root) else {
+                continue;
+            };
+            let (entries, dropped) = b.entries(&root);
+            if dropped > 0 {
+                cut.push(format!("{root}: {dropped} more field paths ranked lower"));
+            }
+            let paths: Vec<FieldPath> = entries.iter().map(|e| e.path().clone()).collect();
+            let selects = entries
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Object { path, leaves, .. } => Some((path.to_string(), leaves.clone())),
+                    Entry::Leaf(_) => None,
+                })
+                .collect();
+            let args = tool_args(schema, def, &paths, &mut inputs);
+            tools.push(TypedTool {
+                name: root.clone(),
+                coordinate: format!("{root_type}.{root}"),
+                description: crate::compile::first_paragraph(def.description.as_deref())
+                    .unwrap_or_else(|| format!("The `{root}` root field.")),
+                returns: def.ty.to_string(),
+                args,
+                paths: paths.iter().map(FieldPath::to_string).collect(),
+                selects,
+            });
+        }
+        Ok(TypedToolSet {
+            root_type,
+            tools,
+            defs: std::mem::take(&mut inputs.defs),
+            cut,
+        })
+    }
+}
+
+impl TypedToolSet {
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&TypedTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The `arguments` object schema of one tool.
+    pub fn arguments_schema(&self, t: &TypedTool) -> Value {
+        let mut props = Map::new();
+        let mut required = Vec::new();
+        for a in &t.args {
+            props.insert(a.key.clone(), a.schema.clone());
+            if a.required && a.at.is_empty() {
+                required.push(Value::String(a.key.clone()));
+            }
+        }
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    /// The JSON Schema of one model turn: `anyOf` one branch per tool (`tool` a const,
+    /// its arguments, `fields` from its path enum) and, when `answer` is given, an
+    /// `answer` branch with that schema first. `$defs` are shared at the top.
+    pub fn action_schema(&self, answer: Option<&Value>, tools: bool) -> Value {
+        let mut branches = Vec::new();
+        if let Some(a) = answer {
+            branches.push(json!({
+                "type": "object",
+                "properties": {"tool": {"const": "answer"}, "answer": a},
+                "required": ["tool", "answer"],
+                "additionalProperties": false
+            }));
+        }
+        if tools {
+            for t in &self.tools {
+                let mut props = Map::new();
+                props.insert("tool".into(), json!({"const": t.name}));
+                props.insert("arguments".into(), self.arguments_schema(t));
+                let mut required = vec![json!("tool"), json!("arguments")];
+                if !t.paths.is_empty() {
+                    props.insert(
+                        "fields".into(),
+                        json!({"type": "array", "items": {"enum": t.paths}, "minItems": 1, "maxItems": 8}),
+                    );
+                    required.push(json!("fields"));
+                }
+                branches.push(json!({"type": "object", "properties": props, "required": required, "additionalProperties": false}));
+            }
+        }
+        let mut out = json!({"anyOf": branches});
+        let mut used = Vec::new();
+        crate::compile::refs_in(&out, &mut used);
+        let names = crate::compile::closure(&self.defs, &used);
+        if !names.is_empty() {
+            let defs: Map<String, Value> = names
+                .iter()
+                .filter_map(|n| self.defs.get(n).map(|d| (n.clone(), d.clone())))
+                .collect();
+            out["$defs"] = Value::Object(defs);
+        }
+        out
+    }
+}
+
+/// Lowercase words of an identifier (`searchIssues` → search, issues).
+pub(crate) fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars() {
+        if (c.is_uppercase() || c == '_') && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if c != '_' {
+            cur.extend(c.to_lowercase());
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}

@@ -1,0 +1,270 @@
+//! From a typed call to an operation: the chosen paths merged into one selection set,
+//! arguments as variables on the fields that take them, a page size on connections that
+//! take one and got none.
+
+use serde_json::{Map, Value};
+
+use apollo_compiler::Schema;
+use gqlnav_schema::connection_of;
+
+use super::path::{field_def, walk, FieldPath};
+use super::{TypedTool, TypedToolSet};
+
+/// The page size a connection gets when the call gives none (the compiled tools' default).
+const DEFAULT_FIRST: u32 = 10;
+
+/// A model's call of a typed tool.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TypedCall {
+    pub tool: String,
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    #[serde(default)]
+    pub fields: Vec<String>,
+}
+
+/// A selection node: a field with its arguments, or a type condition.
+#[derive(Debug, Default)]
+struct Node {
+    /// `field(args)` or `... on T`.
+    head: String,
+    field: String,
+    on: bool,
+    children: Vec<Node>,
+}
+
+impl Node {
+    fn child(&mut self, field: &str, on: bool) -> Option<usize> {
+        self.children
+            .iter()
+            .position(|c| c.field == field && c.on == on)
+    }
+
+    fn print(&self, indent: usize, out: &mut String) {
+        for c in &self.children {
+            out.push_str(&"  ".repeat(indent));
+            out.push_str(&c.head);
+            if !c.children.is_empty() {
+                out.push_str(" {\n");
+                c.print(indent + 1, out);
+                out.push_str(&"  ".repeat(indent));
+                out.push('}');
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// Whether `body` uses the variable `$name` (not just one whose name starts with it).
+fn mentions(body: &str, name: &str) -> bool {
+    let needle = format!("${name}");
+    body.match_indices(&needle).any(|(i, _)| {
+        body[i + needle.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+    })
+}
+
+fn var_name(key: &str) -> String {
+    key.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+impl TypedToolSet {
+    /// The operation and variables for `call`; `Err` says what to change (an unknown
+    /// tool, argument or field path, a required argument missing).
+    pub fn operation(
+        &self,
+        schema: &Schema,
+        call: &TypedCall,
+    ) -> Result<(String, Map<String, Value>), String> {
+        let Some(tool) = self.get(&call.tool) else {
+            let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+            return Err(format!(
+                "there is no tool `{}`; the tools are: {}",
+                call.tool,
+                names.join(", ")
+            ));
+        };
+        let given: Vec<(&String, &Value)> = call
+            .arguments
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .collect();
+        for (k, _) in &given {
+            if !tool.args.iter().any(|a| &a.key == *k) {
+                let keys: Vec<&str> = tool.args.iter().map(|a| a.key.as_str()).collect();
+                return Err(format!(
+                    "`{}` takes no argument `{k}`; its arguments are: {}",
+                    tool.name,
+                    keys.join(", ")
+                ));
+            }
+        }
+        for a in tool.args.iter().filter(|a| a.required && a.at.is_empty()) {
+            if !given.iter().any(|(k, _)| **k == a.key) {
+                return Err(format!(
+                    "`{}` needs the argument `{}` ({})",
+                    tool.name, a.key, a.ty
+                ));
+            }
+        }
+        let ret = field_def(schema, &self.root_type, &tool.name)
+            .map(|d| d.ty.inner_named_type().to_string())
+            .ok_or_else(|| format!("`{}` is not a field of {}", tool.name, self.root_type))?;
+        let mut root = Node::default();
+        for text in &call.fields {
+            let path = FieldPath::parse(text).map_err(|e| format!("field path `{text}`: {e}"))?;
+            if !tool.paths.contains(text) {
+                walk(schema, &ret, &path).map_err(|e| format!("field path `{text}`: {e}"))?;
+            }
+            match tool.selects.get(text) {
+                Some(leaves) => {
+                    for l in leaves {
+                        let mut q = path.clone();
+                        q.steps.push(super::path::Step {
+                            field: l.clone(),
+                            list: false,
+                            on: None,
+                        });
+                        insert(schema, &ret, &q, &mut root, tool, &call.arguments)?;
+                    }
+                }
+                None => insert(schema, &ret, &path, &mut root, tool, &call.arguments)?,
+            }
+        }
+        let mut vars = Map::new();
+        let mut defs = Vec::new();
+        let mut root_args = Vec::new();
+        let mut body = String::new();
+        root.print(2, &mut body);
+        for a in &tool.args {
+            let used = a.at.is_empty() || mentions(&body, &var_name(&a.key));
+            if let Some(v) = call.arguments.get(&a.key).filter(|v| !v.is_null() && used) {
+                vars.insert(var_name(&a.key), v.clone());
+                defs.push(format!("${}: {}", var_name(&a.key), a.ty));
+                if a.at.is_empty() {
+                    root_args.push(format!("{}: ${}", a.name, var_name(&a.key)));
+                }
+            }
+        }
+        let mut op = String::from("query Typed");
+        if !defs.is_empty() {
+            op.push_str(&format!("({})", defs.join(", ")));
+        }
+        op.push_str(" {\n  ");
+        op.push_str(&tool.name);
+        if !root_args.is_empty() {
+            op.push_str(&format!("({})", root_args.join(", ")));
+        }
+        if path_is_leaf(schema, &ret) {
+            op.push('\n');
+        } else {
+            if root.children.is_empty() {
+                root.children.push(Node {
+                    head: "__typename".into(),
+                    field: "__typename".into(),
+                    ..Node::default()
+                });
+            }
+            op.push_str(" {\n");
+            root.print(2, &mut op);
+            op.push_str("  }\n");
+        }
+        op.push_str("}\n");
+        Ok((op, vars))
+    }
+}
+
+fn path_is_leaf(schema: &Schema, ty: &str) -> bool {
+    super::path::is_leaf(schema, ty)
+}
+
+/// Add one path to the selection tree, with the arguments given for its fields.
+fn insert(
+    schema: &Schema,
+    ret: &str,
+    path: &FieldPath,
+    root: &mut Node,
+    tool: &TypedTool,
+    args: &Map<String, Value>,
+) -> Result<(), String> {
+    let mut node = root;
+    let mut cur = ret.to_string();
+    for (i, s) in path.steps.iter().enumerate() {
+        if !s.field.is_empty() {
+            let def = field_def(schema, &cur, &s.field)
+                .ok_or_else(|| format!("`{cur}` has no field `{}`", s.field))?;
+            let at = path.prefix(i + 1).to_string();
+            let idx = match node.child(&s.field, false) {
+                Some(i) => i,
+                None => {
+                    let mut parts: Vec<String> = Vec::new();
+                    for a in tool.args.iter().filter(|a| a.at == at) {
+                        if args.get(&a.key).is_some_and(|v| !v.is_null()) {
+                            parts.push(format!("{}: ${}", a.name, var_name(&a.key)));
+                        }
+                    }
+                    for a in def.arguments.iter() {
+                        let given = parts.iter().any(|p| p.starts_with(&format!("{}:", a.name)));
+                        if a.ty.is_non_null() && a.default_value.is_none() && !given {
+                            return Err(format!(
+                                "field path `{path}`: `{cur}.{}` needs `{}` ({}); pass it as `{}.{}`",
+                                s.field, a.name, a.ty, s.field, a.name
+                            ));
+                        }
+                    }
+                    let ty = def.ty.inner_named_type().as_str();
+                    let pages = def.arguments.iter().any(|a| {
+                        a.name == "first" && !a.ty.is_non_null() && a.ty.inner_named_type() == "Int"
+                    });
+                    if pages
+                        && connection_of(schema, ty).is_some()
+                        && !parts.iter().any(|p| p.starts_with("first:"))
+                    {
+                        parts.push(format!("first: {DEFAULT_FIRST}"));
+                    }
+                    let head = if parts.is_empty() {
+                        s.field.clone()
+                    } else {
+                        format!("{}({})", s.field, parts.join(", "))
+                    };
+                    node.children.push(Node {
+                        head,
+                        field: s.field.clone(),
+                        ..Node::default()
+                    });
+                    node.children.len() - 1
+                }
+            };
+            node = &mut node.children[idx];
+            cur = def.ty.inner_named_type().to_string();
+        }
+        if let Some(t) = &s.on {
+            let idx = match node.child(t, true) {
+                Some(i) => i,
+                None => {
+                    node.children.push(Node {
+                        head: format!("... on {t}"),
+                        field: t.clone(),
+                        on: true,
+                        children: Vec::new(),
+                    });
+                    node.children.len() - 1
+                }
+            };
+            node = &mut node.children[idx];
+            cur = t.clone();
+        }
+    }
+    if !path_is_leaf(schema, &cur) && node.children.is_empty() {
+        node.children.push(Node {
+            head: "__typename".into(),
+            field: "__typename".into(),
+            ..Node::default()
+        });
+    }
+    Ok(())
+}
