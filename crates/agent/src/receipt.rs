@@ -17,6 +17,14 @@ pub struct ToolShare {
 pub struct Receipt {
     pub model: String,
     pub provider: String,
+    /// The strategy that ran (`typed`, `navigate`, `slice`, `inline`; a typed run that
+    /// fell back says why).
+    pub strategy: String,
+    /// Typed tools offered, and their field paths in all.
+    pub typed_tools: usize,
+    pub typed_paths: usize,
+    /// What the run had to cut or relax, in words.
+    pub notes: Vec<String>,
     pub model_calls: usize,
     /// Provider-reported tokens, summed over calls.
     pub prompt_tokens: u64,
@@ -62,6 +70,16 @@ impl Receipt {
             "context receipt ({} via {})\n",
             self.model, self.provider
         ));
+        s.push_str(&format!("  strategy               {}\n", self.strategy));
+        if self.typed_tools > 0 {
+            s.push_str(&format!(
+                "  typed tools            {} with {} field paths\n",
+                self.typed_tools, self.typed_paths
+            ));
+        }
+        for n in &self.notes {
+            s.push_str(&format!("  note                   {n}\n"));
+        }
         s.push_str(&format!("  model calls            {}\n", self.model_calls));
         s.push_str(&format!(
             "  prompt tokens          {} (provider-reported; {} read from cache)\n",

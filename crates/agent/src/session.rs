@@ -40,6 +40,9 @@ pub struct AgentOptions {
     pub transcript: Option<PathBuf>,
     pub price_in: Option<f64>,
     pub price_out: Option<f64>,
+    /// The typed strategy: typed tools under a grammar instead of the navigation tools
+    /// (`typed.rs`); these bound the tool set.
+    pub typed: Option<gqlnav_tools::TypedOptions>,
 }
 
 impl Default for AgentOptions {
@@ -55,6 +58,7 @@ impl Default for AgentOptions {
             transcript: None,
             price_in: None,
             price_out: None,
+            typed: None,
         }
     }
 }
@@ -216,6 +220,9 @@ impl Session<'_> {
 
     /// Run the task to the end.
     pub async fn run(mut self, task: &str) -> Result<Outcome, AgentError> {
+        if let Some(t) = self.opts.typed {
+            return Box::pin(self.run_typed(task, t)).await;
+        }
         let mut st = self.start(task)?;
         let stop = loop {
             if let Some(stop) = self.turn(&mut st).await? {
@@ -263,6 +270,14 @@ impl Session<'_> {
             sdl_tokens: meter.count(&generation.graph.schema.to_string()),
             guard_meter: self.guard.meter_name(),
             context_window: self.guard.window,
+            strategy: if opts.inline {
+                "inline"
+            } else if opts.slice_budgets.is_some() {
+                "slice"
+            } else {
+                "navigate"
+            }
+            .into(),
             ..Receipt::default()
         };
         Ok(RunState {

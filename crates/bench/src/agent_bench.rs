@@ -25,6 +25,9 @@ pub enum Strategy {
     Slice,
     /// The whole schema in the system prompt, execute only.
     Inline,
+    /// Typed tools under a grammar: the model fills arguments and picks field paths,
+    /// gqlnav writes the operation ([`gqlnav_agent::AgentOptions::typed`]).
+    Typed,
 }
 
 impl Strategy {
@@ -33,6 +36,7 @@ impl Strategy {
             "navigate" => Some(Strategy::Navigate),
             "slice" => Some(Strategy::Slice),
             "inline" => Some(Strategy::Inline),
+            "typed" => Some(Strategy::Typed),
             _ => None,
         }
     }
@@ -41,6 +45,7 @@ impl Strategy {
             Strategy::Navigate => "navigate",
             Strategy::Slice => "slice",
             Strategy::Inline => "inline",
+            Strategy::Typed => "typed",
         }
     }
 }
@@ -215,6 +220,8 @@ pub struct AgentRow {
     pub id: String,
     pub schema_id: String,
     pub strategy: Strategy,
+    /// What ran, from the receipt (a typed run that fell back to navigate says so).
+    pub ran: String,
     pub success: bool,
     /// `ok`, or the failure class: wrong_answer, no_answer, budget_turns,
     /// budget_tool_calls, no_tool_call_loop, api_error, too_long, never_executed.
@@ -277,6 +284,7 @@ pub fn grade_outcome(
         id: q.id.clone(),
         schema_id: q.schema_id.clone(),
         strategy,
+        ran: o.receipt.strategy.clone(),
         success,
         outcome,
         operation,
@@ -292,7 +300,8 @@ pub fn grade_outcome(
 }
 
 /// Run every question with every strategy. `tools` holds one toolbox per schema id (its
-/// upstream is what `execute` runs against). `progress` is told after each session.
+/// upstream is what `execute` runs against); `base.typed` bounds the typed strategy's
+/// tools (default when unset). `progress` is told after each session.
 pub async fn run_agent_bench(
     questions: &[AgentQuestion],
     strategies: &[Strategy],
@@ -311,6 +320,7 @@ pub async fn run_agent_bench(
             let mut opts = base.clone();
             opts.inline = *st == Strategy::Inline;
             opts.slice_budgets = (*st == Strategy::Slice).then(|| SLICE_BUDGETS.to_vec());
+            opts.typed = (*st == Strategy::Typed).then(|| base.typed.unwrap_or_default());
             opts.answer_schema = q.answer_schema.clone().or(Some(json!({})));
             opts.transcript = base
                 .transcript

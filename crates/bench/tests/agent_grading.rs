@@ -86,6 +86,7 @@ fn row(id: &str, api: &str, strategy: Strategy, success: bool, operation: &str) 
         id: id.into(),
         schema_id: api.into(),
         strategy,
+        ran: strategy.name().into(),
         success,
         outcome: if success { "ok" } else { "no_answer" }.into(),
         operation: operation.into(),

@@ -29,6 +29,45 @@ fn parse_protocol(s: &str) -> Result<ToolProtocol, String> {
     }
 }
 
+/// How `gqlnav agent` works the schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AgentStrategy {
+    /// Search, introspect, validate, execute: the model writes GraphQL.
+    Navigate,
+    /// Typed tools under a grammar: the model picks a tool, fills its arguments and
+    /// chooses field paths; gqlnav writes the operation (for small local models; needs a
+    /// back end that honours `response_format` json_schema, like llama-server).
+    Typed,
+    /// The whole schema in the system prompt, execute only.
+    Inline,
+}
+
+/// Bounds of the typed tool set (`--strategy typed`).
+#[derive(Args, Debug, Clone)]
+pub struct TypedArgs {
+    /// Most root fields offered as typed tools.
+    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().tools, value_name = "N")]
+    pub typed_tools: usize,
+    /// Most field paths offered per typed tool.
+    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().paths, value_name = "N")]
+    pub typed_paths: usize,
+    /// Most leaf fields an object path selects.
+    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().leaves, value_name = "N")]
+    pub typed_leaves: usize,
+}
+
+impl TypedArgs {
+    /// The typed tools' bounds.
+    pub fn options(&self) -> gqlnav_tools::TypedOptions {
+        gqlnav_tools::TypedOptions {
+            tools: self.typed_tools.max(1),
+            paths: self.typed_paths.max(1),
+            leaves: self.typed_leaves.max(1),
+            ..gqlnav_tools::TypedOptions::default()
+        }
+    }
+}
+
 /// Flags of `gqlnav agent`.
 #[derive(Args, Debug, Clone)]
 pub struct AgentArgs {
@@ -81,10 +120,17 @@ pub struct AgentArgs {
     /// comes back to the model as a tool error; the run goes on).
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub upstream_timeout: u64,
-    /// The whole schema in the system prompt and execute as the only tool (the seed's
-    /// comparison). The truncation guard refuses it when it does not fit.
-    #[arg(long)]
+    /// navigate: the model finds names with search/introspect and writes GraphQL. typed:
+    /// it fills typed tools under a grammar and gqlnav writes the operation (small local
+    /// models; at most 4 turns). inline: the whole schema in the system prompt, execute
+    /// only (the truncation guard refuses it when it does not fit).
+    #[arg(long, value_enum, default_value_t = AgentStrategy::Navigate)]
+    pub strategy: AgentStrategy,
+    /// Same as --strategy inline.
+    #[arg(long, conflicts_with = "strategy")]
     pub inline: bool,
+    #[command(flatten)]
+    pub typed: TypedArgs,
     /// The model's tokenizer.json, for exact prompt counts (default: llama-server's
     /// /tokenize when available, else an o200k_base estimate with a margin).
     #[arg(long, value_name = "PATH")]
@@ -160,8 +206,9 @@ pub fn run(a: AgentArgs) -> Result<()> {
         max_tool_calls: a.max_tool_calls.max(1),
         result_tokens: a.result_tokens.max(100),
         protocol: a.tool_protocol,
-        inline: a.inline,
+        inline: a.inline || a.strategy == AgentStrategy::Inline,
         slice_budgets: None,
+        typed: (a.strategy == AgentStrategy::Typed).then(|| a.typed.options()),
         answer_schema: a.answer_schema.as_deref().map(answer_schema).transpose()?,
         transcript: a.transcript.clone(),
         price_in: a.price_in,
@@ -243,30 +290,35 @@ pub fn run(a: AgentArgs) -> Result<()> {
 /// bench's `--wg` / `--schema-ids`).
 #[derive(Args, Debug, Clone)]
 pub struct AgentBenchArgs {
-    /// Strategies: navigate (the four tools), slice (search answers with a growing
-    /// budgeted slice, and execute), inline (the whole schema, execute only).
+    /// Strategies: typed (typed tools under a grammar; the model never writes GraphQL),
+    /// navigate (the four tools), slice (search answers with a growing budgeted slice,
+    /// and execute), inline (the whole schema, execute only).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "navigate,slice,inline",
+        default_value = "typed,navigate",
         value_name = "LIST"
     )]
     pub strategies: Vec<String>,
-    /// The upstream per schema, `id=URL` (comma-separated), or one URL for all. The YAML
-    /// answers hold only for an upstream serving the data they were written from; against
-    /// any other (a mock), only the operation grading means anything.
+    /// Expected answers: mock (each gold operation's result on gqlnav's deterministic
+    /// mock, which is also the upstream) or written (the YAML answers, against the
+    /// --agent-endpoints upstream).
+    #[arg(long, value_enum, default_value_t = Answers::Mock)]
+    pub answers: Answers,
+    /// With --answers written: the upstream per schema, `id=URL` (comma-separated), or
+    /// one URL for all.
     #[arg(
         long = "agent-endpoints",
         value_delimiter = ',',
         value_name = "ID=URL,…"
     )]
     pub endpoints: Vec<String>,
-    /// Say that the upstream serves the answers' data (answer grading applies).
-    #[arg(long)]
-    pub answers_upstream: bool,
-    /// Every N-th question (1 = all 408 with answers).
+    /// Every N-th question, in id order (1 = all).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub every: usize,
+    /// At most N questions (after --every).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
     /// The chat model's base URL.
     #[arg(long, default_value = "http://127.0.0.1:8080", value_name = "URL")]
     pub chat_url: String,
@@ -294,26 +346,14 @@ pub struct AgentBenchArgs {
     /// Write each session's transcript into DIR.
     #[arg(long = "agent-transcripts", value_name = "DIR")]
     pub transcripts: Option<PathBuf>,
-    /// The typed strategy: most root fields offered as tools.
-    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().tools, value_name = "N")]
-    pub typed_tools: usize,
-    /// The typed strategy: most field paths offered per tool.
-    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().paths, value_name = "N")]
-    pub typed_paths: usize,
-    /// The typed strategy: most leaf fields an object path selects.
-    #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().leaves, value_name = "N")]
-    pub typed_leaves: usize,
+    #[command(flatten)]
+    pub typed: TypedArgs,
 }
 
 impl AgentBenchArgs {
     /// The typed tools' bounds.
     pub fn typed_options(&self) -> gqlnav_tools::TypedOptions {
-        gqlnav_tools::TypedOptions {
-            tools: self.typed_tools.max(1),
-            paths: self.typed_paths.max(1),
-            leaves: self.typed_leaves.max(1),
-            ..gqlnav_tools::TypedOptions::default()
-        }
+        self.typed.options()
     }
 }
 
@@ -385,6 +425,88 @@ pub fn run_typed_bench(
     Ok(())
 }
 
+/// Where the agent bench's expected answers come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Answers {
+    /// Each question's gold operation run on gqlnav's deterministic mock (started
+    /// in-process on 127.0.0.1 per schema; it is also what `execute` runs against).
+    Mock,
+    /// The YAML `answer` values: only meaningful against an upstream serving the data
+    /// they were written from (--agent-endpoints).
+    Written,
+}
+
+/// The toolboxes of the bench, one per schema, with their upstream: a mock started here,
+/// or the --agent-endpoints. The mock servers live as long as the returned handles.
+async fn bench_toolboxes(
+    a: &AgentBenchArgs,
+    wg: &std::path::Path,
+    ids: &[String],
+    questions: &mut Vec<gqlnav_bench::AgentQuestion>,
+) -> Result<(
+    std::collections::BTreeMap<String, Arc<Toolbox>>,
+    Vec<gqlnav_mock::MockServer>,
+)> {
+    let endpoint_for = |id: &str| -> Option<String> {
+        a.endpoints.iter().find_map(|e| match e.split_once('=') {
+            Some((k, v)) if k == id => Some(v.to_string()),
+            None => Some(e.clone()),
+            _ => None,
+        })
+    };
+    let mut tools = std::collections::BTreeMap::new();
+    let mut servers = Vec::new();
+    let mut ungradable = Vec::new();
+    for id in ids {
+        if !questions.iter().any(|q| &q.schema_id == id) {
+            continue;
+        }
+        let path = wg.join("schemas").join(id).join("schema.graphql");
+        let graph = Arc::new(
+            gqlnav_schema::load_file(&path)
+                .with_context(|| format!("loading {}", path.display()))?,
+        );
+        let endpoint = match a.answers {
+            Answers::Written => endpoint_for(id),
+            Answers::Mock => {
+                let mock = gqlnav_mock::Mock::of_graph(&graph, gqlnav_mock::MockOptions::default());
+                for q in questions.iter_mut().filter(|q| &q.schema_id == id) {
+                    let op = q.operation.clone().unwrap_or_default();
+                    match gqlnav_bench::expected_answer(
+                        &mock,
+                        &op,
+                        &q.target_fields,
+                        q.answer_schema.as_ref(),
+                    ) {
+                        Ok(v) => q.answers = vec![v],
+                        Err(e) => ungradable.push(format!("{}: {e}", q.id)),
+                    }
+                }
+                let server = gqlnav_mock::serve(Arc::new(mock), ([127, 0, 0, 1], 0).into())
+                    .await
+                    .context("starting the mock upstream")?;
+                let url = server.url();
+                servers.push(server);
+                Some(url)
+            }
+        };
+        let config = ToolsConfig {
+            endpoint,
+            ..ToolsConfig::default()
+        };
+        tools.insert(id.clone(), Arc::new(Toolbox::build(graph, None, config)?));
+    }
+    if !ungradable.is_empty() {
+        eprintln!(
+            "left out {} question(s) whose gold operation gives no expected answer on the mock: {}",
+            ungradable.len(),
+            ungradable.join("; ")
+        );
+        questions.retain(|q| !q.answers.is_empty());
+    }
+    Ok((tools, servers))
+}
+
 /// `gqlnav bench --mode agent`.
 pub fn run_bench(
     a: &AgentBenchArgs,
@@ -399,45 +521,29 @@ pub fn run_bench(
         .iter()
         .map(|s| {
             Strategy::parse(s).ok_or_else(|| {
-                anyhow::anyhow!("unknown strategy `{s}`; expected navigate, slice or inline")
+                anyhow::anyhow!("unknown strategy `{s}`; expected typed, navigate, slice or inline")
             })
         })
         .collect::<Result<_>>()?;
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let questions = gqlnav_bench::load_agent_questions(
-        &wg.join("queries"),
-        &id_refs,
-        a.every,
-        gqlnav_bench::Grading::Written,
-    )?;
+    let grading_of = match a.answers {
+        Answers::Mock => gqlnav_bench::Grading::Mock,
+        Answers::Written => gqlnav_bench::Grading::Written,
+    };
+    let mut questions =
+        gqlnav_bench::load_agent_questions(&wg.join("queries"), &id_refs, a.every, grading_of)?;
+    if let Some(n) = a.limit {
+        questions.truncate(n);
+    }
     if questions.is_empty() {
         bail!(
-            "no WG questions with answers for {ids:?} in {}",
-            wg.join("queries").display()
+            "no questions for {ids:?} in {} that can be graded with --answers {}",
+            wg.join("queries").display(),
+            match a.answers {
+                Answers::Mock => "mock (they need an operation, targetFields and an answerSchema)",
+                Answers::Written => "written (they need an answer)",
+            }
         );
-    }
-    let endpoint_for = |id: &str| -> Option<String> {
-        a.endpoints.iter().find_map(|e| match e.split_once('=') {
-            Some((k, v)) if k == id => Some(v.to_string()),
-            None => Some(e.clone()),
-            _ => None,
-        })
-    };
-    let mut tools = std::collections::BTreeMap::new();
-    for id in ids {
-        if !questions.iter().any(|q| &q.schema_id == id) {
-            continue;
-        }
-        let path = wg.join("schemas").join(id).join("schema.graphql");
-        let graph = Arc::new(
-            gqlnav_schema::load_file(&path)
-                .with_context(|| format!("loading {}", path.display()))?,
-        );
-        let config = ToolsConfig {
-            endpoint: endpoint_for(id),
-            ..ToolsConfig::default()
-        };
-        tools.insert(id.clone(), Arc::new(Toolbox::build(graph, None, config)?));
     }
     let mut client = ChatClient::new(
         a.chat_provider,
@@ -454,23 +560,19 @@ pub fn run_bench(
         max_tool_calls: a.max_tool_calls.max(1),
         protocol: a.tool_protocol,
         transcript: a.transcripts.clone(),
+        typed: Some(a.typed_options()),
         ..AgentOptions::default()
     };
-    let total = questions.len() * strategies.len();
-    let bar = indicatif::ProgressBar::new(total as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} sessions, {elapsed} ({eta} left) {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
     let rows = rt.block_on(async {
+        let (tools, servers) = bench_toolboxes(a, wg, ids, &mut questions).await?;
+        let total = questions.len() * strategies.len();
+        let bar = crate::common::progress(total as u64, "sessions");
         let guard = Guard::detect(&client, None, a.context).await;
-        gqlnav_bench::run_agent_bench(
+        let rows = gqlnav_bench::run_agent_bench(
             &questions,
             &strategies,
             &tools,
@@ -482,13 +584,14 @@ pub fn run_bench(
                 bar.set_message(format!("{} {} {}", r.id, r.strategy.name(), r.outcome));
             },
         )
-        .await
+        .await;
+        bar.finish_and_clear();
+        drop(servers);
+        anyhow::Ok(rows?)
     })?;
-    bar.finish_and_clear();
-    let grading = if a.answers_upstream {
-        "answer (tolerant match against the YAML answers) and operation (the last executed operation parses, validates and covers mustInclude)"
-    } else {
-        "operation only: the upstream was not declared to serve the answers' data (--answers-upstream), so the answer column measures nothing"
+    let grading = match a.answers {
+        Answers::Mock => "answer: tolerant match against the gold operation's result on gqlnav's deterministic mock (restricted to targetFields, shaped by the answerSchema), the mock being the upstream; operation: the last executed operation parses, validates and covers mustInclude",
+        Answers::Written => "answer: tolerant match against the YAML answers (meaningful only when the upstream serves the data they were written from); operation: the last executed operation parses, validates and covers mustInclude",
     };
     let md = gqlnav_bench::agent_markdown(&rows, grading);
     let js = gqlnav_bench::agent_json(&rows, grading);

@@ -63,6 +63,8 @@ pub struct ToolsArgs {
     /// constrained by).
     #[arg(long, requires = "for_question")]
     pub typed: bool,
+    #[command(flatten)]
+    pub typed_bounds: crate::cmd_agent::TypedArgs,
     /// Mutations to compile: `all` or `name,name`. They are marked destructive. Without
     /// this flag no mutation becomes a tool.
     #[arg(long, value_name = "NAME,…|all")]
@@ -143,7 +145,7 @@ fn set_tokens(set: &ToolSet, format: ToolFormat, meter: &TokenMeter) -> usize {
 fn run_typed(a: &ToolsArgs, graph: Arc<gqlnav_schema::SchemaGraph>, q: &str) -> Result<()> {
     let tb = Toolbox::build(graph, None, ToolsConfig::default())?;
     let set = tb
-        .typed_tools(q, &gqlnav_tools::TypedOptions::default())
+        .typed_tools(q, &a.typed_bounds.options())
         .map_err(anyhow::Error::msg)?;
     if set.tools.is_empty() {
         bail!("no root field reaches what search found for {q:?}");

@@ -7,6 +7,7 @@ mod cmd_bench;
 mod cmd_corpus;
 mod cmd_docs;
 mod cmd_index;
+mod cmd_mock;
 mod cmd_search;
 mod cmd_serve;
 mod cmd_slice;
@@ -106,6 +107,12 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
         after_help = "Examples:\n  gqlnav agent \"How many stars does rust-lang/rust have?\" --endpoint https://api.github.com/graphql -H 'Authorization: Bearer …' --model-url https://api.openai.com --model gpt-4.1-mini\n  gqlnav agent \"list my teams\" --schema linear.graphql --endpoint http://127.0.0.1:4000/graphql --model-url http://127.0.0.1:8080 --tool-protocol json\n  gqlnav agent \"…\" --inline --context 131072      (the whole schema in the prompt; refused when it does not fit)\n  gqlnav agent \"…\" --provider ollama --model-url http://127.0.0.1:11434 --model qwen2.5-coder:1.5b --transcript run.jsonl --json"
     )]
     Agent(Box<cmd_agent::AgentArgs>),
+    /// A deterministic GraphQL upstream for any schema: same operation, same data;
+    /// arguments change the data; real paging; operations validated like a server.
+    #[command(
+        after_help = "Examples:\n  gqlnav mock --schema schema.graphql --http 127.0.0.1:4000\n  gqlnav mock --schema schema.graphql -q '{ viewer { login } }'\n  gqlnav agent \"…\" --schema schema.graphql --endpoint http://127.0.0.1:4000/graphql --strategy typed"
+    )]
+    Mock(Box<cmd_mock::MockArgs>),
     /// Compile the schema's root fields into typed tools: JSON-Schema inputs (shared
     /// `$defs` or inline), bounded default operations that validate, for MCP, OpenAI,
     /// Anthropic or as one JSON-Schema document.
@@ -174,6 +181,7 @@ fn main() {
         Command::Tools(a) => cmd_tools::run(*a),
         Command::Docs(a) => cmd_docs::run(*a),
         Command::Agent(a) => cmd_agent::run(*a),
+        Command::Mock(a) => cmd_mock::run(*a),
         Command::Link { args, schema } => schema
             .load(args.json)
             .and_then(|g| cmd_slice::run_link(&args, std::sync::Arc::new(g))),

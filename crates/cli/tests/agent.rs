@@ -650,3 +650,242 @@ fn an_upstream_that_times_out_is_a_tool_error_and_the_run_goes_on() {
         .unwrap()
         .contains(text.lines().next().unwrap()));
 }
+
+/// The typed tool set `gqlnav tools --typed` gives for `q`: (tool, a path containing
+/// `want`, the tool's required root arguments).
+fn typed_pick(schema_file: &str, q: &str, want: &str) -> (String, String, Vec<String>) {
+    let out = Command::new(bin())
+        .args([
+            "tools",
+            "--schema",
+            schema_file,
+            "--typed",
+            "--for",
+            q,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for t in v["tools"].as_array().into_iter().flatten() {
+        if let Some(p) = t["paths"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|p| p.contains(want))
+        {
+            let req = t["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|a| a["required"] == true && a["at"] == "")
+                .filter_map(|a| a["key"].as_str().map(str::to_string))
+                .collect();
+            return (t["name"].as_str().unwrap().to_string(), p.to_string(), req);
+        }
+    }
+    panic!("no typed path with `{want}` for {q:?}: {v}");
+}
+
+fn typed_args(req: &[String]) -> Value {
+    Value::Object(req.iter().map(|k| (k.clone(), json!("octocat"))).collect())
+}
+
+/// The `anyOf` branch names (`tool` consts) of a request's response_format schema.
+fn branches(body: &Value) -> Vec<String> {
+    body["response_format"]["json_schema"]["schema"]["anyOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| {
+            b["properties"]["tool"]["const"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_grammar() {
+    let s = schema("github");
+    let (_mock, url) = common::mock_upstream(&s);
+    let q = "How many stargazers does the repository octocat/hello-world have?";
+    let (tool, path, req) = typed_pick(&s, q, "stargazer");
+    let call = json!({"tool": tool, "arguments": typed_args(&req), "fields": [path]});
+    let (chat_url, shared) = scripted(
+        vec![
+            openai_text("Let me think about which tool to use.", 900),
+            openai_text(
+                &json!({"tool": "answer", "answer": {"stars": 1}}).to_string(),
+                950,
+            ),
+            openai_text(&call.to_string(), 1000),
+            openai_text(
+                &json!({"tool": "answer", "answer": {"stars": 7}}).to_string(),
+                1400,
+            ),
+        ],
+        None,
+    );
+    let schema_json =
+        r#"{"type":"object","properties":{"stars":{"type":"integer"}},"required":["stars"]}"#;
+    let (out, v) = agent(
+        &[
+            q,
+            "--schema",
+            &s,
+            "--endpoint",
+            &url,
+            "--model-url",
+            &chat_url,
+            "--strategy",
+            "typed",
+            "--answer-schema",
+            schema_json,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["stop"]["reason"], "answered", "{v}");
+    assert_eq!(v["answer"], json!({"stars": 7}));
+    assert_eq!(v["receipt"]["strategy"], "typed");
+    let steps = v["steps"].as_array().unwrap();
+    // Prose instead of the grammar: said, and the run goes on.
+    assert_eq!(steps[0]["isError"], true);
+    assert!(
+        steps[0]["result"]
+            .as_str()
+            .unwrap()
+            .contains("not one JSON action"),
+        "{}",
+        steps[0]
+    );
+    // An answer before any data: refused with what to do.
+    assert!(
+        steps[1]["result"]
+            .as_str()
+            .unwrap()
+            .contains("Fetch the data first"),
+        "{}",
+        steps[1]
+    );
+    // The call: gqlnav wrote the operation, the mock answered with data.
+    assert_eq!(steps[2]["tool"], tool.as_str());
+    assert_eq!(steps[2]["isError"], false, "{}", steps[2]);
+    assert!(
+        steps[2]["result"].as_str().unwrap().contains("stargazer"),
+        "{}",
+        steps[2]
+    );
+    assert!(
+        v["lastOperation"].as_str().unwrap().contains("stargazer"),
+        "{v}"
+    );
+    assert_eq!(v["executesOk"], 1);
+    let seen = shared.lock().unwrap().seen.clone();
+    assert_eq!(seen.len(), 4);
+    let system = seen[0].1["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("Today is 2025-06-01") && system.contains(&tool),
+        "{system}"
+    );
+    // Before any data the grammar offers only the tools; after it, the answer too.
+    assert!(
+        !branches(&seen[0].1).contains(&"answer".to_string()),
+        "{:?}",
+        branches(&seen[0].1)
+    );
+    assert!(branches(&seen[0].1).contains(&tool));
+    assert!(branches(&seen[3].1).contains(&"answer".to_string()));
+    let answer_branch = &seen[3].1["response_format"]["json_schema"]["schema"]["anyOf"][0];
+    assert_eq!(
+        answer_branch["properties"]["answer"]["properties"]["stars"]["type"],
+        "integer"
+    );
+}
+
+#[test]
+fn typed_runs_say_what_they_cut_and_what_the_grammar_cannot_enforce() {
+    let s = schema("github");
+    let (_mock, url) = common::mock_upstream(&s);
+    let q = "How many stargazers does the repository octocat/hello-world have?";
+    let (chat_url, shared) = scripted(
+        vec![
+            openai_text("{\"tool\": \"nope\", \"arguments\": {}}", 100),
+            openai_text("{\"tool\": \"nope\", \"arguments\": {}}", 100),
+            openai_text("{\"tool\": \"nope\", \"arguments\": {}}", 100),
+            openai_text("{\"tool\": \"answer\", \"answer\": 3}", 100),
+        ],
+        Some(1200),
+    );
+    let (out, v) = agent(
+        &[
+            q,
+            "--schema",
+            &s,
+            "--endpoint",
+            &url,
+            "--model-url",
+            &chat_url,
+            "--strategy",
+            "typed",
+            "--answer-schema",
+            r#"{"type":"object","not":{"required":["x"]}}"#,
+            "--max-reply-tokens",
+            "200",
+            "--result-tokens",
+            "300",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let notes = v["receipt"]["notes"].to_string();
+    assert!(notes.contains("cannot enforce"), "{notes}");
+    assert!(notes.contains("did not fit the model's context"), "{notes}");
+    let steps = v["steps"].as_array().unwrap();
+    assert!(
+        steps[0]["result"]
+            .as_str()
+            .unwrap()
+            .contains("there is no tool `nope`"),
+        "{}",
+        steps[0]
+    );
+    // A repeated call is refused without running it again.
+    assert!(
+        steps[1]["result"]
+            .as_str()
+            .unwrap()
+            .contains("call of turn 1"),
+        "{}",
+        steps[1]
+    );
+    // The last turn offers only the answer, and the run ends answered.
+    let seen = shared.lock().unwrap().seen.clone();
+    let last = seen
+        .iter()
+        .rev()
+        .find(|(p, ..)| p == "/v1/chat/completions")
+        .unwrap();
+    assert_eq!(branches(&last.1), vec!["answer".to_string()]);
+    assert_eq!(v["stop"]["reason"], "answered", "{v}");
+}

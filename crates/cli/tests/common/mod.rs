@@ -140,3 +140,20 @@ pub fn named<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value 
         .find(|x| x["name"] == name)
         .unwrap_or_else(|| panic!("no `{name}` in {v}"))
 }
+
+/// Start `gqlnav mock --http 127.0.0.1:0` over a schema file; returns (process, URL).
+#[allow(dead_code)]
+pub fn mock_upstream(schema_file: &str) -> (Proc, String) {
+    let mut c = Command::new(bin())
+        .args(["mock", "--schema", schema_file, "--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = c.stderr.take().unwrap();
+    let p = Proc(c);
+    let rest = wait_line(err, " at http://", 120);
+    let addr = rest.split_whitespace().next().unwrap_or_default();
+    (p, format!("http://{addr}"))
+}

@@ -1,0 +1,501 @@
+//! The typed strategy: the model never writes GraphQL. Each turn is constrained (JSON
+//! Schema → the back end's grammar) to one action: call a typed tool (a root field, its
+//! arguments, field paths from an enum) or give the answer in the question's answer
+//! schema. gqlnav writes, validates and executes the operation and shows the data
+//! compactly. When the question leads to no typed tool, the run falls back to the
+//! navigation tools and the receipt says so.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use gqlnav_corpus::TokenMeter;
+use gqlnav_tools::{
+    cap_text, render_data, OperationRequest, TypedCall, TypedOptions, TypedToolSet,
+};
+
+use crate::chat::{Message, Role, ToolProtocol};
+use crate::error::AgentError;
+use crate::receipt::Receipt;
+use crate::session::{AgentOptions, Outcome, Session, Step, Stop};
+
+/// Most turns of a typed run: one call, one look at the data, a second call, the answer
+/// (a fifth turn was never used in the 24-question 1.5B sample, docs/agent.md).
+pub const TYPED_TURNS: usize = 4;
+
+/// Items shown per list in a result (the tools' default page is 10).
+const SHOWN_ITEMS: usize = 10;
+
+const RULES: &str = "You answer a question with data from an API. You cannot write queries: you call one of the tools below and the system fetches the data.
+Reply with one JSON object and nothing else:
+- to fetch data: {\"tool\": \"<tool>\", \"arguments\": {...}, \"fields\": [\"<field path>\", ...]}. Fill the arguments the question gives (names, ids, filters, how many); pick the field paths that hold what the question asks for.
+- to finish: {\"tool\": \"answer\", \"answer\": ...} with values copied from the data.
+A path `a.b[].c` reads `c` of every item of the list `b`; `x<T>` reads x when it is a T; a path shown with {…} selects those fields.";
+
+/// Keywords of JSON Schema a grammar-constrained decoder (llama.cpp's json-schema-to-grammar)
+/// does not enforce; an answer schema using one is sent as free JSON with a message.
+const UNCONSTRAINABLE: [&str; 8] = [
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "patternProperties",
+    "unevaluatedProperties",
+];
+
+/// The answer schema a turn is constrained by: the question's, or any JSON (with the
+/// reason) when it uses what a grammar cannot express.
+pub fn answer_grammar(schema: Option<&Value>) -> (Value, Option<String>) {
+    fn find(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    if UNCONSTRAINABLE.contains(&k.as_str()) {
+                        out.push(k.clone());
+                    } else if k == "$ref" && !x.as_str().is_some_and(|r| r.starts_with("#/")) {
+                        out.push(format!("$ref {x}"));
+                    }
+                    if k != "enum" && k != "const" {
+                        find(x, out);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| find(x, out)),
+            _ => {}
+        }
+    }
+    let free = json!({"type": ["object", "array", "string", "number", "integer", "boolean"]});
+    let Some(s) = schema else {
+        return (free, None);
+    };
+    if !(s.is_object() || s.is_boolean()) || s.as_object().is_some_and(|o| o.is_empty()) {
+        return (
+            free,
+            Some(
+                "the answer schema is empty or not a schema object; the answer is free JSON".into(),
+            ),
+        );
+    }
+    let mut bad = Vec::new();
+    find(s, &mut bad);
+    bad.sort();
+    bad.dedup();
+    if bad.is_empty() {
+        (crate::chat::lean_schema(s), None)
+    } else {
+        (
+            free,
+            Some(format!(
+                "the answer schema uses {}, which the decoding grammar cannot enforce; the answer is free JSON and is checked only when graded",
+                bad.join(", ")
+            )),
+        )
+    }
+}
+
+/// A reply's JSON action: the whole content, else the first balanced JSON object in it.
+fn action_of(content: &str) -> Result<Value, String> {
+    let t = content.trim();
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
+        return Ok(v);
+    }
+    if let (Some(a), Some(b)) = (t.find('{'), t.rfind('}')) {
+        if a < b {
+            if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(&t[a..=b]) {
+                return Ok(v);
+            }
+        }
+    }
+    Err(format!(
+        "your reply was not one JSON action object (it began: {:?})",
+        t.chars().take(60).collect::<String>()
+    ))
+}
+
+/// What a typed run carries from turn to turn.
+struct TypedRun {
+    t0: Instant,
+    set: TypedToolSet,
+    answer: Value,
+    messages: Vec<Message>,
+    file: Option<std::fs::File>,
+    receipt: Receipt,
+    out: Outcome,
+    seen: HashMap<String, usize>,
+    data_seen: bool,
+    meter: TokenMeter,
+    turns: usize,
+}
+
+impl Session<'_> {
+    /// Run `task` with the typed strategy ([`AgentOptions::typed`]).
+    pub(crate) async fn run_typed(
+        mut self,
+        task: &str,
+        typed: TypedOptions,
+    ) -> Result<Outcome, AgentError> {
+        let set = match self.tools.typed_tools(task, &typed) {
+            Ok(s) if !s.tools.is_empty() => s,
+            Ok(_) => {
+                return self
+                    .fallback(task, "no ranked field leads to a query root field")
+                    .await
+            }
+            Err(e) => return self.fallback(task, &e).await,
+        };
+        let mut st = self.typed_start(task, set, typed).await?;
+        let stop = loop {
+            if let Some(stop) = self.typed_turn(&mut st).await? {
+                break stop;
+            }
+        };
+        let mut receipt = st.receipt;
+        receipt.tool_payload_tokens = receipt.tools.values().map(|t| t.tokens).sum();
+        receipt.corpus_every_call = receipt.corpus_tokens * receipt.model_calls;
+        receipt.wall_ms = st.t0.elapsed().as_millis();
+        receipt.price(self.opts.price_in, self.opts.price_out);
+        let mut out = st.out;
+        out.stop = stop;
+        out.receipt = receipt;
+        Ok(out)
+    }
+
+    /// The navigation tools under the JSON action protocol, when no typed tool fits.
+    async fn fallback(self, task: &str, why: &str) -> Result<Outcome, AgentError> {
+        let mut opts: AgentOptions = self.opts.clone();
+        opts.typed = None;
+        opts.protocol = ToolProtocol::Json;
+        let s = Session {
+            tools: self.tools.clone(),
+            client: self.client,
+            guard: self.guard,
+            opts: &opts,
+            on_step: self.on_step,
+        };
+        let mut out = s.run(task).await?;
+        out.receipt.strategy = format!("navigate (typed fallback: {why})");
+        Ok(out)
+    }
+
+    /// The prompt, cut to fit the model's context when the tool set is too large.
+    async fn typed_start(
+        &self,
+        task: &str,
+        mut set: TypedToolSet,
+        mut typed: TypedOptions,
+    ) -> Result<TypedRun, AgentError> {
+        let opts = self.opts;
+        let (answer, answer_note) = answer_grammar(opts.answer_schema.as_ref());
+        // The first turn's reply and one capped result must fit beside the prompt.
+        let reserve = self.client.max_tokens as usize + opts.result_tokens;
+        let mut notes: Vec<String> = answer_note.into_iter().collect();
+        let mut system = typed_system(&set, &answer);
+        loop {
+            let tokens = self.guard.count(&[&system, task]).await;
+            if tokens + reserve <= self.guard.window || typed.paths <= 2 {
+                break;
+            }
+            typed.paths /= 2;
+            typed.tools = typed.tools.min(2);
+            set = match self.tools.typed_tools(task, &typed) {
+                Ok(s) if !s.tools.is_empty() => s,
+                _ => break,
+            };
+            system = typed_system(&set, &answer);
+            notes.push(format!(
+                "the typed tools did not fit the model's context ({tokens} tokens + {reserve} reserved > {}): cut to {} tools of {} field paths",
+                self.guard.window, typed.tools, typed.paths
+            ));
+        }
+        let file = match &opts.transcript {
+            Some(p) => Some(
+                std::fs::File::create(p)
+                    .map_err(|e| AgentError::Transcript(p.display().to_string(), e))?,
+            ),
+            None => None,
+        };
+        let meter = TokenMeter::default();
+        let generation = self.tools.generation();
+        let receipt = Receipt {
+            model: self.client.model.clone(),
+            provider: self.client.provider.name().into(),
+            strategy: "typed".into(),
+            tool_encoding: meter.encoding().name().into(),
+            sdl_tokens: meter.count(&generation.graph.schema.to_string()),
+            guard_meter: self.guard.meter_name(),
+            context_window: self.guard.window,
+            typed_tools: set.tools.len(),
+            typed_paths: set.tools.iter().map(|t| t.paths.len()).sum(),
+            notes,
+            ..Receipt::default()
+        };
+        Ok(TypedRun {
+            t0: Instant::now(),
+            set,
+            answer,
+            messages: vec![
+                Message::new(Role::System, system),
+                Message::new(Role::User, task),
+            ],
+            file,
+            receipt,
+            out: Outcome::empty(Stop::MaxTurns),
+            seen: HashMap::new(),
+            data_seen: false,
+            meter,
+            turns: TYPED_TURNS.min(opts.max_turns).max(1),
+        })
+    }
+
+    fn typed_log(&self, st: &mut TypedRun, line: Value) -> Result<(), AgentError> {
+        if let Some(f) = &mut st.file {
+            let mut text = line.to_string();
+            if let Some(k) = self.client.secret() {
+                text = text.replace(k, "<key>");
+            }
+            writeln!(f, "{text}").map_err(|e| {
+                AgentError::Transcript(
+                    self.opts
+                        .transcript
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
+                    e,
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    fn typed_record(
+        &mut self,
+        st: &mut TypedRun,
+        tool: Option<String>,
+        args: Option<Value>,
+        result: String,
+        is_error: bool,
+    ) {
+        let step = Step {
+            turn: st.out.turns,
+            tool,
+            arguments: args,
+            tokens: st.meter.count(&result),
+            result,
+            is_error,
+        };
+        (self.on_step)(&step);
+        st.out.steps.push(step);
+    }
+
+    /// One constrained turn. `Some` ends the run.
+    async fn typed_turn(&mut self, st: &mut TypedRun) -> Result<Option<Stop>, AgentError> {
+        if st.out.turns >= st.turns {
+            return Ok(Some(Stop::MaxTurns));
+        }
+        st.out.turns += 1;
+        let turn = st.out.turns;
+        let last = turn == st.turns;
+        let may_answer = st.data_seen || last;
+        let schema = st
+            .set
+            .action_schema(may_answer.then_some(&st.answer), !last);
+        let texts: Vec<&str> = st.messages.iter().map(|m| m.content.as_str()).collect();
+        let prompt_tokens = self.guard.count(&texts).await;
+        st.receipt.largest_prompt = st.receipt.largest_prompt.max(prompt_tokens);
+        self.guard
+            .check(prompt_tokens, self.client.max_tokens as usize)?;
+        let body = self
+            .client
+            .body(&st.messages, &[], ToolProtocol::Json, Some(&schema));
+        let reply = match self.client.complete(&body).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.typed_log(
+                    st,
+                    json!({"turn": turn, "request": body, "error": e.to_string()}),
+                )?;
+                return Ok(Some(Stop::ApiError(e.to_string())));
+            }
+        };
+        self.typed_log(
+            st,
+            json!({"turn": turn, "request": body, "response": reply.raw}),
+        )?;
+        st.receipt.model_calls += 1;
+        st.receipt.prompt_tokens += reply.usage.prompt;
+        st.receipt.completion_tokens += reply.usage.completion;
+        st.receipt.cache_read_tokens += reply.usage.cache_read;
+        let content = match reply.tool_calls.first() {
+            Some(c) => json!({"tool": c.name, "arguments": c.arguments}).to_string(),
+            None => reply.content.clone(),
+        };
+        st.messages
+            .push(Message::new(Role::Assistant, content.clone()));
+        let action = match action_of(&content) {
+            Ok(a) => a,
+            Err(e) => {
+                let text = format!("{e}. The back end may not enforce the grammar; reply with only the JSON object.");
+                self.typed_record(st, None, None, text.clone(), true);
+                st.messages.push(Message::new(Role::User, text));
+                return Ok(None);
+            }
+        };
+        if action["tool"] == "answer" {
+            if !may_answer {
+                let text =
+                    "Fetch the data first: call a tool; answer after you have seen its result."
+                        .to_string();
+                self.typed_record(st, Some("answer".into()), Some(action), text.clone(), true);
+                st.messages.push(Message::new(Role::User, text));
+                return Ok(None);
+            }
+            let v = action.get("answer").cloned().unwrap_or(Value::Null);
+            self.typed_record(
+                st,
+                Some("answer".into()),
+                Some(action),
+                String::new(),
+                false,
+            );
+            st.out.answer = Some(v);
+            st.out.tool_calls += 1;
+            return Ok(Some(Stop::Answered));
+        }
+        self.typed_call(st, action).await?;
+        Ok(None)
+    }
+
+    /// A typed tool call: written, executed, its data (or what to fix) handed back.
+    async fn typed_call(&mut self, st: &mut TypedRun, action: Value) -> Result<(), AgentError> {
+        let turn = st.out.turns;
+        st.out.tool_calls += 1;
+        let name = action["tool"].as_str().unwrap_or_default().to_string();
+        let key = action.to_string();
+        let (text, is_error) = if let Some(prev) = st.seen.get(&key) {
+            (format!("This is the call of turn {prev}; its data has not changed. Answer from it, or choose other arguments or fields."), true)
+        } else {
+            st.seen.insert(key, turn);
+            self.typed_execute(st, &action).await
+        };
+        let (text, _) = cap_text(
+            &text,
+            usize::MAX,
+            self.opts.result_tokens,
+            &st.meter,
+            "choose fewer fields or a smaller `first`",
+        );
+        self.typed_record(
+            st,
+            Some(name.clone()),
+            Some(action.clone()),
+            text.clone(),
+            is_error,
+        );
+        let tokens = st.out.steps.last().map(|s| s.tokens).unwrap_or(0);
+        let share = st.receipt.tools.entry(name.clone()).or_default();
+        share.calls += 1;
+        share.tokens += tokens;
+        self.typed_log(st, json!({"turn": turn, "tool": name, "arguments": action, "result": text, "isError": is_error}))?;
+        let follow = if is_error {
+            "Fix the call and try again."
+        } else {
+            "If this answers the question, give the answer; otherwise call a tool again."
+        };
+        st.messages.push(Message::new(
+            Role::User,
+            format!("Result of {name}:\n{text}\n{follow}"),
+        ));
+        Ok(())
+    }
+
+    async fn typed_execute(&self, st: &mut TypedRun, action: &Value) -> (String, bool) {
+        let call: TypedCall = match serde_json::from_value(action.clone()) {
+            Ok(c) => c,
+            Err(e) => return (format!("the call could not be read: {e}"), true),
+        };
+        let generation = self.tools.generation();
+        let (operation, variables) = match st.set.operation(&generation.graph.schema, &call) {
+            Ok(x) => x,
+            Err(e) => return (e, true),
+        };
+        st.out.last_operation = Some(operation.clone());
+        let out = self
+            .tools
+            .execute(&OperationRequest {
+                operation,
+                variables: Some(Value::Object(variables)),
+                operation_name: None,
+            })
+            .await;
+        let data = out
+            .structured
+            .as_ref()
+            .and_then(|s| s.get("data"))
+            .filter(|d| !d.is_null() && d.get("truncated").is_none());
+        if out.is_error {
+            st.out.executes_failed += 1;
+            return (out.text, true);
+        }
+        st.out.executes_ok += 1;
+        st.data_seen = true;
+        match data {
+            Some(d) => (render_data(d, SHOWN_ITEMS), false),
+            None => (out.text, false),
+        }
+    }
+}
+
+/// The system prompt of a typed run: the rules, the reference date, the tools.
+fn typed_system(set: &TypedToolSet, answer: &Value) -> String {
+    let mut s = String::from(RULES);
+    s.push_str("\nToday is 2025-06-01.\n\nTools:\n");
+    s.push_str(&set.describe());
+    let shape = serde_json::to_string(answer).unwrap_or_default();
+    s.push_str(&format!(
+        "\nThe answer must match this JSON Schema: {shape}\n"
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unconstrainable_answer_schemas_become_free_json_with_a_reason() {
+        let (s, note) = answer_grammar(Some(
+            &json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        ));
+        assert_eq!(s["properties"]["n"]["type"], "integer");
+        assert!(note.is_none());
+        let (s, note) =
+            answer_grammar(Some(&json!({"type": "object", "not": {"required": ["x"]}})));
+        assert!(s["type"].is_array());
+        assert!(note.is_some_and(|n| n.contains("not")));
+        let (_, note) = answer_grammar(Some(&json!({"$ref": "https://example.com/a.json"})));
+        assert!(note.is_some_and(|n| n.contains("$ref")));
+        let (_, note) = answer_grammar(Some(&json!([])));
+        assert!(note.is_some());
+        // An enum value named like a keyword is data, not a keyword.
+        let (_, note) = answer_grammar(Some(&json!({"enum": [{"not": 1}]})));
+        assert!(note.is_none());
+    }
+
+    #[test]
+    fn an_action_is_found_in_prose_or_refused_with_its_start() {
+        assert_eq!(
+            action_of(" {\"tool\": \"a\"} ").ok(),
+            Some(json!({"tool": "a"}))
+        );
+        assert_eq!(
+            action_of("Sure: {\"tool\": \"a\", \"fields\": []} done").ok(),
+            Some(json!({"tool": "a", "fields": []}))
+        );
+        let e = action_of("I think the answer is 4").expect_err("no JSON");
+        assert!(e.contains("I think"), "{e}");
+    }
+}
