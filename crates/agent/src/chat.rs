@@ -9,6 +9,24 @@ use serde_json::{json, Value};
 
 use crate::error::AgentError;
 
+/// Largest chat reply read (a reply of `max_tokens` is a few kB; a larger body is a
+/// misconfigured or hostile back end, refused before it fills memory).
+pub const MAX_REPLY_BYTES: usize = 8 << 20;
+
+/// The body as text, refused when it grows past `cap` bytes.
+async fn read_capped(mut resp: reqwest::Response, cap: usize) -> Result<String, String> {
+    let mut buf: Vec<u8> = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+        if buf.len() + chunk.len() > cap {
+            return Err(format!(
+                "the reply is larger than {cap} bytes; refused (is --model-url a chat endpoint?)"
+            ));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
 /// Which protocol a model URL speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
@@ -254,10 +272,13 @@ impl ChatClient {
             }),
         })?;
         let status = resp.status();
-        let text = resp.text().await.map_err(|e| AgentError::Model {
-            url: url.clone(),
-            detail: scrub(e.to_string()),
-        })?;
+        let text =
+            read_capped(resp, MAX_REPLY_BYTES)
+                .await
+                .map_err(|detail| AgentError::Model {
+                    url: url.clone(),
+                    detail: scrub(detail),
+                })?;
         if !status.is_success() {
             return Err(AgentError::Model {
                 url,

@@ -14,6 +14,7 @@
 mod chat;
 mod error;
 mod guard;
+mod hints;
 mod parse;
 mod prompt;
 mod receipt;
@@ -27,6 +28,7 @@ pub use chat::{
 };
 pub use error::AgentError;
 pub use guard::{Guard, GuardMeter, ASSUMED_WINDOW, ESTIMATE_MARGIN_PCT};
+pub use hints::{never_shown, operation_as_search};
 pub use parse::{find_call, TextCall};
 pub use prompt::{system, tools};
 pub use receipt::{Receipt, ToolShare};

@@ -181,14 +181,17 @@ impl Session<'_> {
             })
         }
         let out = match name {
-            "search_schema" if !self.opts.inline => {
-                parse::<SearchRequest>(name, args).map(|mut r| {
+            "search_schema" if !self.opts.inline => parse::<SearchRequest>(name, args)
+                .and_then(|r| match crate::hints::operation_as_search(&r.query) {
+                    Some(fix) => Err(ToolOutput::err(fix, None)),
+                    None => Ok(r),
+                })
+                .map(|mut r| {
                     if let Some(b) = slicing {
                         r.budget_tokens = b.get(searches).or(b.last()).copied();
                     }
                     self.tools.search_schema(&r)
-                })
-            }
+                }),
             "introspect" if !self.opts.inline && slicing.is_none() => {
                 parse::<IntrospectRequest>(name, args).map(|r| self.tools.introspect(&r))
             }
@@ -296,6 +299,7 @@ impl Session<'_> {
             text_only: 0,
             repeated: None,
             searches: 0,
+            shown: String::new(),
             meter,
         })
     }
@@ -468,7 +472,15 @@ impl Session<'_> {
             Some(prev) => (format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name), true),
             None => {
                 st.seen.insert(key, turn);
-                let o = self.run_tool(&call.name, &call.arguments, st.searches).await;
+                let mut o = self.run_tool(&call.name, &call.arguments, st.searches).await;
+                if o.is_error {
+                    if let Some(line) = crate::hints::never_shown(o.structured.as_ref(), &st.shown) {
+                        o.text = format!("{line}\n{}", o.text);
+                    }
+                } else {
+                    st.shown.push_str(&o.text);
+                    st.shown.push('\n');
+                }
                 if call.name == "search_schema" {
                     st.searches += 1;
                 }
@@ -570,5 +582,7 @@ struct RunState {
     repeated: Option<String>,
     /// search_schema calls so far (the slice strategy's budget step).
     searches: usize,
+    /// Every successful tool result so far (what names the model has been shown).
+    shown: String,
     meter: TokenMeter,
 }

@@ -21,17 +21,21 @@ use crate::error::AgentError;
 use crate::receipt::Receipt;
 use crate::session::{AgentOptions, Outcome, Session, Step, Stop};
 
-/// Most turns of a typed run: one call, one look at the data, a second call, the answer
-/// (a fifth turn was never used in the 24-question 1.5B sample, docs/agent.md).
+/// Most turns of a typed run: a call that brings data is followed by the answer; up to
+/// three calls may fail first (an unknown path, a missing argument).
 pub const TYPED_TURNS: usize = 4;
 
-/// Items shown per list in a result (the tools' default page is 10).
-const SHOWN_ITEMS: usize = 10;
+/// Items shown per list in a result.
+const SHOWN_ITEMS: usize = 5;
+
+/// Cap on a typed result, tokens (o200k_base): a session is two prompts of the tool text
+/// (about 1.7k tokens each, `bench --mode typed`) and one result, under 6,000.
+const TYPED_RESULT_TOKENS: usize = 1500;
 
 const RULES: &str = "You answer a question with data from an API. You cannot write queries: you call one of the tools below and the system fetches the data.
 Reply with one JSON object and nothing else:
-- to fetch data: {\"tool\": \"<tool>\", \"arguments\": {...}, \"fields\": [\"<field path>\", ...]}. Fill the arguments the question gives (names, ids, filters, how many); pick the field paths that hold what the question asks for.
-- to finish: {\"tool\": \"answer\", \"answer\": ...} with values copied from the data.
+- to fetch data: {\"action\": \"<tool>\", \"arguments\": {...}, \"fields\": [\"<field path>\", ...]}. Fill the arguments the question gives (names, ids, filters, how many); pick the few field paths that hold what the question asks for.
+- after you see the data: {\"action\": \"answer\", \"answer\": ...} with values copied from the data.
 A path `a.b[].c` reads `c` of every item of the list `b`; `x<T>` reads x when it is a T; a path shown with {…} selects those fields.";
 
 /// Keywords of JSON Schema a grammar-constrained decoder (llama.cpp's json-schema-to-grammar)
@@ -191,7 +195,7 @@ impl Session<'_> {
         let opts = self.opts;
         let (answer, answer_note) = answer_grammar(opts.answer_schema.as_ref());
         // The first turn's reply and one capped result must fit beside the prompt.
-        let reserve = self.client.max_tokens as usize + opts.result_tokens;
+        let reserve = self.client.max_tokens as usize + opts.result_tokens.min(TYPED_RESULT_TOKENS);
         let mut notes: Vec<String> = answer_note.into_iter().collect();
         let mut system = typed_system(&set, &answer);
         loop {
@@ -299,10 +303,12 @@ impl Session<'_> {
         st.out.turns += 1;
         let turn = st.out.turns;
         let last = turn == st.turns;
+        // Tools until a call brings data, then the answer (a 1.5B model offered both
+        // repeated its call until the turns ran out); the last turn answers regardless.
         let may_answer = st.data_seen || last;
         let schema = st
             .set
-            .action_schema(may_answer.then_some(&st.answer), !last);
+            .action_schema(may_answer.then_some(&st.answer), !may_answer);
         let texts: Vec<&str> = st.messages.iter().map(|m| m.content.as_str()).collect();
         let prompt_tokens = self.guard.count(&texts).await;
         st.receipt.largest_prompt = st.receipt.largest_prompt.max(prompt_tokens);
@@ -330,7 +336,7 @@ impl Session<'_> {
         st.receipt.completion_tokens += reply.usage.completion;
         st.receipt.cache_read_tokens += reply.usage.cache_read;
         let content = match reply.tool_calls.first() {
-            Some(c) => json!({"tool": c.name, "arguments": c.arguments}).to_string(),
+            Some(c) => json!({"action": c.name, "arguments": c.arguments}).to_string(),
             None => reply.content.clone(),
         };
         st.messages
@@ -344,7 +350,7 @@ impl Session<'_> {
                 return Ok(None);
             }
         };
-        if action["tool"] == "answer" {
+        if action["action"] == "answer" {
             if !may_answer {
                 let text =
                     "Fetch the data first: call a tool; answer after you have seen its result."
@@ -373,7 +379,7 @@ impl Session<'_> {
     async fn typed_call(&mut self, st: &mut TypedRun, action: Value) -> Result<(), AgentError> {
         let turn = st.out.turns;
         st.out.tool_calls += 1;
-        let name = action["tool"].as_str().unwrap_or_default().to_string();
+        let name = action["action"].as_str().unwrap_or_default().to_string();
         let key = action.to_string();
         let (text, is_error) = if let Some(prev) = st.seen.get(&key) {
             (format!("This is the call of turn {prev}; its data has not changed. Answer from it, or choose other arguments or fields."), true)
@@ -384,7 +390,7 @@ impl Session<'_> {
         let (text, _) = cap_text(
             &text,
             usize::MAX,
-            self.opts.result_tokens,
+            self.opts.result_tokens.min(TYPED_RESULT_TOKENS),
             &st.meter,
             "choose fewer fields or a smaller `first`",
         );
@@ -403,7 +409,7 @@ impl Session<'_> {
         let follow = if is_error {
             "Fix the call and try again."
         } else {
-            "If this answers the question, give the answer; otherwise call a tool again."
+            "Now give the answer, with values copied from this data."
         };
         st.messages.push(Message::new(
             Role::User,
@@ -488,12 +494,12 @@ mod tests {
     #[test]
     fn an_action_is_found_in_prose_or_refused_with_its_start() {
         assert_eq!(
-            action_of(" {\"tool\": \"a\"} ").ok(),
-            Some(json!({"tool": "a"}))
+            action_of(" {\"action\": \"a\"} ").ok(),
+            Some(json!({"action": "a"}))
         );
         assert_eq!(
-            action_of("Sure: {\"tool\": \"a\", \"fields\": []} done").ok(),
-            Some(json!({"tool": "a", "fields": []}))
+            action_of("Sure: {\"action\": \"a\", \"fields\": []} done").ok(),
+            Some(json!({"action": "a", "fields": []}))
         );
         let e = action_of("I think the answer is 4").expect_err("no JSON");
         assert!(e.contains("I think"), "{e}");

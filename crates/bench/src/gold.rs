@@ -430,8 +430,16 @@ pub fn expected_from_data(
     if targets.is_empty() {
         return Err(GoldError::NoTargets);
     }
-    let doc = ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql")
-        .map_err(|e| GoldError::Execute(e.errors.to_string()))?;
+    let doc =
+        ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql").map_err(|e| {
+            GoldError::Execute(
+                e.errors
+                    .iter()
+                    .map(|d| d.error.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
     let op = doc
         .operations
         .iter()

@@ -141,8 +141,16 @@ pub fn gold_call(
     operation: &str,
     targets: &[String],
 ) -> Result<TypedCall, Vec<ReachMiss>> {
-    let doc = ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql")
-        .map_err(|e| vec![ReachMiss::Gold(e.errors.to_string())])?;
+    let doc =
+        ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql").map_err(|e| {
+            vec![ReachMiss::Gold(
+                e.errors
+                    .iter()
+                    .map(|d| d.error.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )]
+        })?;
     let op = doc
         .operations
         .iter()

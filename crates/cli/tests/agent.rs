@@ -697,14 +697,14 @@ fn typed_args(req: &[String]) -> Value {
     Value::Object(req.iter().map(|k| (k.clone(), json!("octocat"))).collect())
 }
 
-/// The `anyOf` branch names (`tool` consts) of a request's response_format schema.
+/// The `anyOf` branch names (`action` consts) of a request's response_format schema.
 fn branches(body: &Value) -> Vec<String> {
     body["response_format"]["json_schema"]["schema"]["anyOf"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|b| {
-            b["properties"]["tool"]["const"]
+            b["properties"]["action"]["const"]
                 .as_str()
                 .map(str::to_string)
         })
@@ -717,17 +717,17 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     let (_mock, url) = common::mock_upstream(&s);
     let q = "How many stargazers does the repository octocat/hello-world have?";
     let (tool, path, req) = typed_pick(&s, q, "stargazer");
-    let call = json!({"tool": tool, "arguments": typed_args(&req), "fields": [path]});
+    let call = json!({"action": tool, "arguments": typed_args(&req), "fields": [path]});
     let (chat_url, shared) = scripted(
         vec![
             openai_text("Let me think about which tool to use.", 900),
             openai_text(
-                &json!({"tool": "answer", "answer": {"stars": 1}}).to_string(),
+                &json!({"action": "answer", "answer": {"stars": 1}}).to_string(),
                 950,
             ),
             openai_text(&call.to_string(), 1000),
             openai_text(
-                &json!({"tool": "answer", "answer": {"stars": 7}}).to_string(),
+                &json!({"action": "answer", "answer": {"stars": 7}}).to_string(),
                 1400,
             ),
         ],
@@ -825,10 +825,10 @@ fn typed_runs_say_what_they_cut_and_what_the_grammar_cannot_enforce() {
     let q = "How many stargazers does the repository octocat/hello-world have?";
     let (chat_url, shared) = scripted(
         vec![
-            openai_text("{\"tool\": \"nope\", \"arguments\": {}}", 100),
-            openai_text("{\"tool\": \"nope\", \"arguments\": {}}", 100),
-            openai_text("{\"tool\": \"nope\", \"arguments\": {}}", 100),
-            openai_text("{\"tool\": \"answer\", \"answer\": 3}", 100),
+            openai_text("{\"action\": \"nope\", \"arguments\": {}}", 100),
+            openai_text("{\"action\": \"nope\", \"arguments\": {}}", 100),
+            openai_text("{\"action\": \"nope\", \"arguments\": {}}", 100),
+            openai_text("{\"action\": \"answer\", \"answer\": 3}", 100),
         ],
         Some(1200),
     );

@@ -223,7 +223,13 @@ pub fn check_operation(
     };
     let doc = match validated {
         Ok(d) => d,
-        Err(with) => {
+        Err(mut with) => {
+            // Labels can point into the schema: give the report its sources, or the
+            // renderer prints "Unable to fetch source" on stderr.
+            with.errors
+                .merge(apollo_compiler::validation::DiagnosticList::new(
+                    schema.sources.clone(),
+                ));
             let mut out = Vec::new();
             for d in with.errors.iter().take(10) {
                 let loc = d

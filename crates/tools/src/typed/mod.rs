@@ -322,25 +322,28 @@ impl TypedToolSet {
         json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
     }
 
-    /// The JSON Schema of one model turn: `anyOf` one branch per tool (`tool` a const,
-    /// its arguments, `fields` from its path enum) and, when `answer` is given, an
-    /// `answer` branch with that schema first. `$defs` are shared at the top.
+    /// The JSON Schema of one model turn: `anyOf` one branch per tool (`action` the
+    /// tool's name as a const, its arguments, `fields` from its path enum) and, when
+    /// `answer` is given, an `answer` branch with that schema first. `$defs` are shared
+    /// at the top. The keys sort in the order a model should write them (`action`,
+    /// `answer` / `arguments`, `fields`): a JSON object's keys reach the back end sorted,
+    /// and its grammar follows that order, so the tool is chosen before its arguments.
     pub fn action_schema(&self, answer: Option<&Value>, tools: bool) -> Value {
         let mut branches = Vec::new();
         if let Some(a) = answer {
             branches.push(json!({
                 "type": "object",
-                "properties": {"tool": {"const": "answer"}, "answer": a},
-                "required": ["tool", "answer"],
+                "properties": {"action": {"const": "answer"}, "answer": a},
+                "required": ["action", "answer"],
                 "additionalProperties": false
             }));
         }
         if tools {
             for t in &self.tools {
                 let mut props = Map::new();
-                props.insert("tool".into(), json!({"const": t.name}));
+                props.insert("action".into(), json!({"const": t.name}));
                 props.insert("arguments".into(), self.arguments_schema(t));
-                let mut required = vec![json!("tool"), json!("arguments")];
+                let mut required = vec![json!("action"), json!("arguments")];
                 if !t.paths.is_empty() {
                     props.insert(
                         "fields".into(),

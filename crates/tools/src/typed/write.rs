@@ -16,6 +16,8 @@ const DEFAULT_FIRST: u32 = 10;
 /// A model's call of a typed tool.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TypedCall {
+    /// The tool's name (`action` in the model's JSON).
+    #[serde(alias = "action")]
     pub tool: String,
     #[serde(default)]
     pub arguments: Map<String, Value>,

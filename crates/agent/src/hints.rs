@@ -1,0 +1,97 @@
+//! One-line fixes for the two mistakes small models make most with the navigation tools
+//! (docs/agent.md, failure classes): an operation sent as a search query, and a name
+//! used that no tool ever showed.
+
+use serde_json::Value;
+
+/// A search query that is a GraphQL operation, not plain words: the fix, in one line.
+pub fn operation_as_search(query: &str) -> Option<String> {
+    let q = query.trim();
+    let starts = [
+        "query ",
+        "query{",
+        "mutation ",
+        "mutation{",
+        "subscription ",
+        "fragment ",
+        "{",
+    ];
+    let looks = starts.iter().any(|s| q.starts_with(s))
+        || (q.contains('{') && q.contains('}') && q.matches(['{', '}']).count() >= 2);
+    looks.then(|| {
+        "search_schema takes a few plain words (e.g. \"stars of a repository\"), not an operation: to run an operation, call execute with it.".to_string()
+    })
+}
+
+/// The coordinates a failed introspect or validate/execute named that do not exist
+/// (from the tools' structured errors).
+fn unknown_coordinates(structured: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in structured["unknown"].as_array().into_iter().flatten() {
+        if let Some(c) = u["coordinate"].as_str() {
+            out.push(c.to_string());
+        }
+    }
+    for e in structured["errors"].as_array().into_iter().flatten() {
+        let msg = e["message"].as_str().unwrap_or_default();
+        // type `T` does not have a field `f`
+        if msg.contains("does not have a field") {
+            let ticks: Vec<&str> = msg.split('`').skip(1).step_by(2).collect();
+            if ticks.len() >= 2 {
+                out.push(format!("{}.{}", ticks[0], ticks[1]));
+            }
+        }
+    }
+    out
+}
+
+/// When a tool failed on a name that no earlier result (`shown`) contained: one line
+/// saying where names come from, put before the tool's own message.
+pub fn never_shown(structured: Option<&Value>, shown: &str) -> Option<String> {
+    let coords = unknown_coordinates(structured?);
+    let invented: Vec<&String> = coords
+        .iter()
+        .filter(|c| {
+            let field = c.rsplit('.').next().unwrap_or(c);
+            !shown.contains(c.as_str()) && !shown.contains(field)
+        })
+        .collect();
+    let first = invented.first()?;
+    let (owner, field) = first.split_once('.').unwrap_or(("", first));
+    Some(if owner.is_empty() {
+        format!("`{first}` was never shown by a tool: names come from search_schema and introspect results, so search_schema for it in plain words first.")
+    } else {
+        format!("`{first}` was never shown by a tool and does not exist: introspect {owner} to see its real fields, or search_schema \"{field} of {owner}\" in plain words.")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn operations_sent_as_searches_are_caught_and_plain_words_are_not() {
+        assert!(operation_as_search("query { repository(owner: \"a\") { name } }").is_some());
+        assert!(operation_as_search("{ viewer { login } }").is_some());
+        assert!(operation_as_search("repository { stargazerCount }").is_some());
+        assert!(operation_as_search("stars of a repository").is_none());
+        assert!(operation_as_search("query cost limits").is_none());
+    }
+
+    #[test]
+    fn an_invented_coordinate_gets_one_line_and_a_shown_one_does_not() {
+        let err =
+            json!({"errors": [{"message": "type `PullRequest` does not have a field `nodes`"}]});
+        let line = never_shown(Some(&err), "Query.repository: Repository").expect("invented");
+        assert!(
+            line.contains("`PullRequest.nodes`") && line.contains("introspect PullRequest"),
+            "{line}"
+        );
+        assert!(!line.contains('\n'));
+        assert!(never_shown(Some(&err), "PullRequestConnection.nodes …").is_none());
+        let unknown = json!({"unknown": [{"coordinate": "Issue.assignee"}]});
+        assert!(never_shown(Some(&unknown), "").is_some());
+        assert!(never_shown(None, "").is_none());
+    }
+}
