@@ -89,7 +89,9 @@ pub fn answer_grammar(schema: Option<&Value>) -> (Value, Option<String>) {
     bad.sort();
     bad.dedup();
     if bad.is_empty() {
-        (crate::chat::lean_schema(s), None)
+        let mut lean = crate::chat::lean_schema(s);
+        cap_lists(&mut lean);
+        (lean, None)
     } else {
         (
             free,
@@ -98,6 +100,32 @@ pub fn answer_grammar(schema: Option<&Value>) -> (Value, Option<String>) {
                 bad.join(", ")
             )),
         )
+    }
+}
+
+/// Most items per list in an answer: the grader accepts a subset of the expected list
+/// (`answer.rs`, WG §2.7), and a small model that starts repeating an item otherwise
+/// writes until its reply is cut, which leaves no JSON at all.
+const ANSWER_ITEMS: u64 = 5;
+
+fn cap_lists(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("type").and_then(Value::as_str) == Some("array") {
+                let cap = m
+                    .get("maxItems")
+                    .and_then(Value::as_u64)
+                    .map_or(ANSWER_ITEMS, |n| n.min(ANSWER_ITEMS));
+                m.insert("maxItems".into(), json!(cap));
+            }
+            for (k, x) in m.iter_mut() {
+                if k != "enum" && k != "const" {
+                    cap_lists(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(cap_lists),
+        _ => {}
     }
 }
 
@@ -424,16 +452,16 @@ impl Session<'_> {
             Err(e) => return (format!("the call could not be read: {e}"), true),
         };
         let generation = self.tools.generation();
-        let (operation, variables) = match st.set.operation(&generation.graph.schema, &call) {
-            Ok(x) => x,
+        let written = match st.set.write(&generation.graph.schema, &call) {
+            Ok(w) => w,
             Err(e) => return (e, true),
         };
-        st.out.last_operation = Some(operation.clone());
+        st.out.last_operation = Some(written.operation.clone());
         let out = self
             .tools
             .execute(&OperationRequest {
-                operation,
-                variables: Some(Value::Object(variables)),
+                operation: written.operation,
+                variables: Some(Value::Object(written.variables)),
                 operation_name: None,
             })
             .await;
@@ -448,10 +476,14 @@ impl Session<'_> {
         }
         st.out.executes_ok += 1;
         st.data_seen = true;
-        match data {
-            Some(d) => (render_data(d, SHOWN_ITEMS), false),
-            None => (out.text, false),
+        let mut text = match data {
+            Some(d) => render_data(d, SHOWN_ITEMS),
+            None => out.text,
+        };
+        for why in &written.skipped {
+            text.push_str(&format!("\n(left out: {why})"));
         }
+        (text, false)
     }
 }
 

@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 
 pub use path::{FieldPath, Step};
 pub use render::render_data;
-pub use write::TypedCall;
+pub use write::{TypedCall, Written};
 
 use crate::compile::{InputCompiler, InputStyle, NullableMode, RefMode};
 use crate::toolbox::Toolbox;
@@ -64,6 +64,10 @@ impl Default for TypedOptions {
         }
     }
 }
+
+/// Most field paths in one call: a small model that starts repeating one path fills every
+/// slot it is given (1.5B, docs/agent.md), and four paths hold what a question asks.
+const MAX_FIELDS: usize = 4;
 
 /// Arguments a typed tool never offers: cursors (the tool reads one page; paging on is
 /// another call's business) and `last` (the model asks with `first`).
@@ -347,7 +351,7 @@ impl TypedToolSet {
                 if !t.paths.is_empty() {
                     props.insert(
                         "fields".into(),
-                        json!({"type": "array", "items": {"enum": t.paths}, "minItems": 1, "maxItems": 8}),
+                        json!({"type": "array", "items": {"enum": t.paths}, "minItems": 1, "maxItems": MAX_FIELDS, "uniqueItems": true}),
                     );
                     required.push(json!("fields"));
                 }

@@ -26,7 +26,7 @@ pub struct TypedCall {
 }
 
 /// A selection node: a field with its arguments, or a type condition.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Node {
     /// `field(args)` or `... on T`.
     head: String,
@@ -74,6 +74,28 @@ fn var_name(key: &str) -> String {
         .collect()
 }
 
+/// Whether an argument value counts as given: a small model fills every optional slot,
+/// with `""`, `[]` or `{}` where it has nothing to say.
+fn given(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        _ => true,
+    }
+}
+
+/// An operation written from a typed call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub operation: String,
+    pub variables: Map<String, Value>,
+    /// Field paths left out, each with why (a field on the path needs an argument the
+    /// call did not give).
+    pub skipped: Vec<String>,
+}
+
 impl TypedToolSet {
     /// The operation and variables for `call`; `Err` says what to change (an unknown
     /// tool, argument or field path, a required argument missing).
@@ -82,6 +104,12 @@ impl TypedToolSet {
         schema: &Schema,
         call: &TypedCall,
     ) -> Result<(String, Map<String, Value>), String> {
+        self.write(schema, call).map(|w| (w.operation, w.variables))
+    }
+
+    /// The operation for `call`, leaving out the field paths that need an argument the
+    /// call did not give (said in [`Written::skipped`]) as long as one path remains.
+    pub fn write(&self, schema: &Schema, call: &TypedCall) -> Result<Written, String> {
         let Some(tool) = self.get(&call.tool) else {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
             return Err(format!(
@@ -90,11 +118,13 @@ impl TypedToolSet {
                 names.join(", ")
             ));
         };
-        let given: Vec<(&String, &Value)> = call
+        let arguments: Map<String, Value> = call
             .arguments
             .iter()
-            .filter(|(_, v)| !v.is_null())
+            .filter(|(_, v)| given(v))
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        let given: Vec<(&String, &Value)> = arguments.iter().collect();
         for (k, _) in &given {
             if !tool.args.iter().any(|a| &a.key == *k) {
                 let keys: Vec<&str> = tool.args.iter().map(|a| a.key.as_str()).collect();
@@ -117,11 +147,20 @@ impl TypedToolSet {
             .map(|d| d.ty.inner_named_type().to_string())
             .ok_or_else(|| format!("`{}` is not a field of {}", tool.name, self.root_type))?;
         let mut root = Node::default();
-        for text in &call.fields {
+        let mut skipped = Vec::new();
+        let mut first_err = None;
+        let mut fields: Vec<&String> = Vec::new();
+        for f in &call.fields {
+            if !fields.contains(&f) {
+                fields.push(f);
+            }
+        }
+        for text in fields {
             let path = FieldPath::parse(text).map_err(|e| format!("field path `{text}`: {e}"))?;
             if !tool.paths.contains(text) {
                 walk(schema, &ret, &path).map_err(|e| format!("field path `{text}`: {e}"))?;
             }
+            let mut paths = Vec::new();
             match tool.selects.get(text) {
                 Some(leaves) => {
                     for l in leaves {
@@ -131,10 +170,24 @@ impl TypedToolSet {
                             list: false,
                             on: None,
                         });
-                        insert(schema, &ret, &q, &mut root, tool, &call.arguments)?;
+                        paths.push(q);
                     }
                 }
-                None => insert(schema, &ret, &path, &mut root, tool, &call.arguments)?,
+                None => paths.push(path),
+            }
+            let before = root.clone();
+            let inserted = paths
+                .iter()
+                .try_for_each(|q| insert(schema, &ret, q, &mut root, tool, &arguments));
+            if let Err(e) = inserted {
+                root = before;
+                skipped.push(e.clone());
+                first_err.get_or_insert(e);
+            }
+        }
+        if root.children.is_empty() {
+            if let Some(e) = first_err {
+                return Err(e);
             }
         }
         let mut vars = Map::new();
@@ -144,7 +197,7 @@ impl TypedToolSet {
         root.print(2, &mut body);
         for a in &tool.args {
             let used = a.at.is_empty() || mentions(&body, &var_name(&a.key));
-            if let Some(v) = call.arguments.get(&a.key).filter(|v| !v.is_null() && used) {
+            if let Some(v) = arguments.get(&a.key).filter(|_| used) {
                 vars.insert(var_name(&a.key), v.clone());
                 defs.push(format!("${}: {}", var_name(&a.key), a.ty));
                 if a.at.is_empty() {
@@ -176,7 +229,11 @@ impl TypedToolSet {
             op.push_str("  }\n");
         }
         op.push_str("}\n");
-        Ok((op, vars))
+        Ok(Written {
+            operation: op,
+            variables: vars,
+            skipped,
+        })
     }
 }
 
@@ -205,7 +262,7 @@ fn insert(
                 None => {
                     let mut parts: Vec<String> = Vec::new();
                     for a in tool.args.iter().filter(|a| a.at == at) {
-                        if args.get(&a.key).is_some_and(|v| !v.is_null()) {
+                        if args.get(&a.key).is_some_and(given) {
                             parts.push(format!("{}: ${}", a.name, var_name(&a.key)));
                         }
                     }
