@@ -7,17 +7,8 @@ use serde_json::Value;
 /// A search query that is a GraphQL operation, not plain words: the fix, in one line.
 pub fn operation_as_search(query: &str) -> Option<String> {
     let q = query.trim();
-    let starts = [
-        "query ",
-        "query{",
-        "mutation ",
-        "mutation{",
-        "subscription ",
-        "fragment ",
-        "{",
-    ];
-    let looks = starts.iter().any(|s| q.starts_with(s))
-        || (q.contains('{') && q.contains('}') && q.matches(['{', '}']).count() >= 2);
+    // A selection set is what no plain-words search has: braces around names.
+    let looks = q.contains('{') && q.contains('}');
     looks.then(|| {
         "search_schema takes a few plain words (e.g. \"stars of a repository\"), not an operation: to run an operation, call execute with it.".to_string()
     })

@@ -129,6 +129,72 @@ fn cap_lists(v: &mut Value) {
     }
 }
 
+/// Longest string a turn may write (chars): a small model that starts repeating a
+/// character in an id or a hash otherwise writes until its reply is cut (1.5B, an `oid`
+/// of 600 characters, docs/agent.md).
+const MAX_STRING: u64 = 200;
+
+/// Bound every free string of a schema to [`MAX_STRING`] characters.
+fn cap_strings(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            let free = m.get("type").and_then(Value::as_str) == Some("string")
+                && !m.contains_key("enum")
+                && !m.contains_key("const")
+                && !m.contains_key("maxLength");
+            if free {
+                m.insert("maxLength".into(), json!(MAX_STRING));
+            }
+            for (k, x) in m.iter_mut() {
+                if k != "enum" && k != "const" {
+                    cap_strings(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(cap_strings),
+        _ => {}
+    }
+}
+
+/// After a call failed, the field paths of it that cannot be written as given leave the
+/// tool (and a tool with none left leaves the set while another remains): the next turn's
+/// grammar cannot choose them again. Says what was taken away.
+fn drop_failing(
+    set: &mut TypedToolSet,
+    schema: &gqlnav_schema::apollo_compiler::Schema,
+    call: &TypedCall,
+) -> Vec<String> {
+    let failing: Vec<String> = call
+        .fields
+        .iter()
+        .filter(|f| {
+            let one = TypedCall {
+                tool: call.tool.clone(),
+                arguments: call.arguments.clone(),
+                fields: vec![(*f).clone()],
+            };
+            set.write(schema, &one).is_err()
+        })
+        .cloned()
+        .collect();
+    let mut gone = Vec::new();
+    if let Some(t) = set.tools.iter_mut().find(|t| t.name == call.tool) {
+        t.paths.retain(|p| !failing.contains(p));
+        gone.extend(failing.iter().map(|p| format!("`{p}`")));
+    }
+    if set.tools.len() > 1 {
+        if let Some(i) = set
+            .tools
+            .iter()
+            .position(|t| t.name == call.tool && t.paths.is_empty())
+        {
+            set.tools.remove(i);
+            gone.push(format!("the tool `{}`", call.tool));
+        }
+    }
+    gone
+}
+
 /// A reply's JSON action: the whole content, else the first balanced JSON object in it.
 fn action_of(content: &str) -> Result<Value, String> {
     let t = content.trim();
@@ -159,6 +225,9 @@ struct TypedRun {
     out: Outcome,
     seen: HashMap<String, usize>,
     data_seen: bool,
+    /// The question, and the data of the call that brought it (the answer turn's prompt).
+    task: String,
+    last_data: Option<String>,
     meter: TokenMeter,
     turns: usize,
 }
@@ -278,6 +347,8 @@ impl Session<'_> {
             out: Outcome::empty(Stop::MaxTurns),
             seen: HashMap::new(),
             data_seen: false,
+            task: task.to_string(),
+            last_data: None,
             meter,
             turns: TYPED_TURNS.min(opts.max_turns).max(1),
         })
@@ -334,17 +405,36 @@ impl Session<'_> {
         // Tools until a call brings data, then the answer (a 1.5B model offered both
         // repeated its call until the turns ran out); the last turn answers regardless.
         let may_answer = st.data_seen || last;
-        let schema = st
+        let mut schema = st
             .set
             .action_schema(may_answer.then_some(&st.answer), !may_answer);
-        let texts: Vec<&str> = st.messages.iter().map(|m| m.content.as_str()).collect();
+        cap_strings(&mut schema);
+        // The answer turn needs the question, the data and the answer's shape, not the
+        // tools: a short prompt of its own.
+        let answer_turn = [
+            Message::new(Role::System, answer_system(&st.answer)),
+            Message::new(
+                Role::User,
+                format!(
+                    "{}\n\nData from the API:\n{}",
+                    st.task,
+                    st.last_data.as_deref().unwrap_or("(no call brought data)")
+                ),
+            ),
+        ];
+        let sent: &[Message] = if may_answer {
+            &answer_turn
+        } else {
+            &st.messages
+        };
+        let texts: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
         let prompt_tokens = self.guard.count(&texts).await;
         st.receipt.largest_prompt = st.receipt.largest_prompt.max(prompt_tokens);
         self.guard
             .check(prompt_tokens, self.client.max_tokens as usize)?;
         let body = self
             .client
-            .body(&st.messages, &[], ToolProtocol::Json, Some(&schema));
+            .body(sent, &[], ToolProtocol::Json, Some(&schema));
         let reply = match self.client.complete(&body).await {
             Ok(r) => r,
             Err(e) => {
@@ -422,6 +512,9 @@ impl Session<'_> {
             &st.meter,
             "choose fewer fields or a smaller `first`",
         );
+        if !is_error {
+            st.last_data = Some(text.clone());
+        }
         self.typed_record(
             st,
             Some(name.clone()),
@@ -454,7 +547,15 @@ impl Session<'_> {
         let generation = self.tools.generation();
         let written = match st.set.write(&generation.graph.schema, &call) {
             Ok(w) => w,
-            Err(e) => return (e, true),
+            Err(e) => {
+                let gone = drop_failing(&mut st.set, &generation.graph.schema, &call);
+                let text = if gone.is_empty() {
+                    e
+                } else {
+                    format!("{e}\n(no longer offered: {})", gone.join(", "))
+                };
+                return (text, true);
+            }
         };
         st.out.last_operation = Some(written.operation.clone());
         let out = self
@@ -485,6 +586,14 @@ impl Session<'_> {
         }
         (text, false)
     }
+}
+
+/// The system prompt of the answer turn.
+fn answer_system(answer: &Value) -> String {
+    format!(
+        "You answer a question with data an API returned. Reply with only {{\"action\": \"answer\", \"answer\": ...}}, copying values from the data exactly; do not invent values. Today is 2025-06-01.\nThe answer must match this JSON Schema: {}\n",
+        serde_json::to_string(answer).unwrap_or_default()
+    )
 }
 
 /// The system prompt of a typed run: the rules, the reference date, the tools.

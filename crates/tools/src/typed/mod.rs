@@ -131,6 +131,7 @@ fn tool_args(
     root: &FieldDefinition,
     paths: &[FieldPath],
     inputs: &mut InputCompiler,
+    question: &[String],
 ) -> Vec<TypedArg> {
     let mut args = Vec::new();
     let none = BTreeMap::new();
@@ -140,9 +141,11 @@ fn tool_args(
                inputs: &mut InputCompiler,
                args: &mut Vec<TypedArg>| {
         for a in &f.arguments {
-            if NOT_OFFERED.contains(&a.name.as_str())
-                && !(a.ty.is_non_null() && a.default_value.is_none())
-            {
+            let required = a.ty.is_non_null() && a.default_value.is_none();
+            if NOT_OFFERED.contains(&a.name.as_str()) && !required {
+                continue;
+            }
+            if !required && a.name != "first" && !said(schema, a, question) {
                 continue;
             }
             let k = if key.is_empty() {
@@ -194,6 +197,35 @@ fn tool_args(
         }
     }
     args
+}
+
+/// Whether the question says something an optional argument takes: a word of its name,
+/// or of one of its enum values (`open` for `states: [OPEN]`). A small model fills every
+/// optional argument it is offered, and an invented filter changes the data (1.5B,
+/// docs/agent.md); the page size `first` is always offered.
+fn said(
+    schema: &Schema,
+    a: &apollo_compiler::ast::InputValueDefinition,
+    question: &[String],
+) -> bool {
+    let close = |w: &str| {
+        w.len() >= 3
+            && question.iter().any(|q| {
+                q == w
+                    || (q.len().min(w.len()) >= 4
+                        && (q.starts_with(w) || w.starts_with(q.as_str())))
+            })
+    };
+    if words(&a.name).iter().any(|w| close(w)) {
+        return true;
+    }
+    match schema.types.get(a.ty.inner_named_type()) {
+        Some(apollo_compiler::schema::ExtendedType::Enum(e)) => e
+            .values
+            .keys()
+            .any(|v| v.as_str().split('_').any(|w| close(&w.to_lowercase()))),
+        _ => false,
+    }
 }
 
 /// The tools: up to `k` root fields by the hits' summed scores, the caller's root first
@@ -262,6 +294,11 @@ impl Toolbox {
                 inline_depth: 3,
             },
         );
+        let question_words: Vec<String> = question
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
         let mut tools = Vec::new();
         let mut cut = Vec::new();
         let roots = choose_roots(&b, graph, question, opts.tools);
@@ -286,7 +323,7 @@ impl Toolbox {
                     Entry::Leaf(_) => None,
                 })
                 .collect();
-            let args = tool_args(schema, def, &paths, &mut inputs);
+            let args = tool_args(schema, def, &paths, &mut inputs, &question_words);
             tools.push(TypedTool {
                 name: root.clone(),
                 coordinate: format!("{root_type}.{root}"),

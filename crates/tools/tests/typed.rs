@@ -1,0 +1,225 @@
+//! Typed tools over real schemas: every offered field path writes an operation that
+//! validates, the action schema refers only to what it defines, and a call's mistakes
+//! (empty values, a path needing an argument it lacks, an unknown path) are handled as
+//! the agent needs them.
+
+mod common;
+
+use gqlnav_tools::{OperationRequest, TypedCall, TypedOptions, TypedToolSet};
+use serde_json::{json, Map, Value};
+
+const QUESTIONS: [(&str, &str); 6] = [
+    (
+        "github",
+        "How many stars and forks does the repository octocat/hello-world have?",
+    ),
+    (
+        "github",
+        "List the open pull requests of octocat/hello-world with their authors",
+    ),
+    (
+        "linear",
+        "Which issues are assigned to me, with their state and priority?",
+    ),
+    (
+        "linear",
+        "List the projects of the team ENG with their lead",
+    ),
+    (
+        "singapore",
+        "Which schools are in the north zone and what are their addresses?",
+    ),
+    ("singapore", "Show the bus stops on a road with their codes"),
+];
+
+/// A value of a GraphQL input type name good enough to validate (`Err`: none simple).
+fn sample(ty: &str, set: &TypedToolSet) -> Option<Value> {
+    let named = ty
+        .trim_end_matches('!')
+        .trim_start_matches('[')
+        .trim_end_matches(['!', ']']);
+    let v = match named {
+        "String" | "ID" => json!("x"),
+        "Int" => json!(1),
+        "Float" => json!(1.5),
+        "Boolean" => json!(true),
+        other => match set.defs.get(other) {
+            Some(d) => d["enum"].as_array()?.first()?.clone(),
+            None => json!("x"),
+        },
+    };
+    Some(if ty.starts_with('[') { json!([v]) } else { v })
+}
+
+/// Each tool's required root arguments, filled.
+fn required(set: &TypedToolSet, tool: &str) -> Option<Map<String, Value>> {
+    let t = set.get(tool)?;
+    let mut out = Map::new();
+    for a in t.args.iter().filter(|a| a.required && a.at.is_empty()) {
+        out.insert(a.key.clone(), sample(&a.ty, set)?);
+    }
+    Some(out)
+}
+
+#[test]
+fn every_offered_path_writes_an_operation_that_validates() {
+    let mut written = 0;
+    for (id, q) in QUESTIONS {
+        let tb = common::toolbox(id);
+        let set = tb
+            .typed_tools(q, &TypedOptions::default())
+            .expect("typed tools");
+        assert!(!set.tools.is_empty(), "{id}: {q}");
+        let schema = &tb.generation().graph.schema;
+        for t in &set.tools {
+            let Some(args) = required(&set, &t.name) else {
+                continue;
+            };
+            for p in &t.paths {
+                let call = TypedCall {
+                    tool: t.name.clone(),
+                    arguments: args.clone(),
+                    fields: vec![p.clone()],
+                };
+                let w = match set.write(schema, &call) {
+                    Ok(w) => w,
+                    // A path through a field with a required argument of its own.
+                    Err(e) => {
+                        assert!(e.contains("needs"), "{id} {} {p}: {e}", t.name);
+                        continue;
+                    }
+                };
+                let out = tb.validate(&OperationRequest {
+                    operation: w.operation.clone(),
+                    variables: Some(Value::Object(w.variables.clone())),
+                    operation_name: None,
+                });
+                assert!(
+                    !out.is_error,
+                    "{id} {} {p}:\n{}\n{}",
+                    t.name, w.operation, out.text
+                );
+                written += 1;
+            }
+        }
+    }
+    assert!(written >= 60, "only {written} paths written");
+}
+
+#[test]
+fn the_action_schema_defines_what_it_refers_to_and_bounds_the_fields() {
+    let tb = common::toolbox("github");
+    let set = tb
+        .typed_tools(QUESTIONS[1].1, &TypedOptions::default())
+        .expect("typed tools");
+    let action = set.action_schema(Some(&json!({"type": "object"})), true);
+    let text = action.to_string();
+    for r in text.split("\"$ref\":\"#/$defs/").skip(1) {
+        let name = r.split('"').next().unwrap_or_default();
+        assert!(action["$defs"].get(name).is_some(), "undefined $ref {name}");
+    }
+    let branches = action["anyOf"].as_array().expect("anyOf");
+    assert_eq!(branches[0]["properties"]["action"]["const"], "answer");
+    assert_eq!(branches.len(), set.tools.len() + 1);
+    for (b, t) in branches[1..].iter().zip(&set.tools) {
+        assert_eq!(b["properties"]["action"]["const"], t.name.as_str());
+        let fields = &b["properties"]["fields"];
+        assert_eq!(
+            fields["items"]["enum"].as_array().map(Vec::len),
+            Some(t.paths.len())
+        );
+        assert!(fields["maxItems"].as_u64().is_some_and(|n| n <= 8));
+    }
+    // Without the answer, no answer branch; without tools, only it.
+    let tools_only = set.action_schema(None, true);
+    assert_eq!(
+        tools_only["anyOf"].as_array().map(Vec::len),
+        Some(set.tools.len())
+    );
+    let answer_only = set.action_schema(Some(&json!({"type": "integer"})), false);
+    assert_eq!(answer_only["anyOf"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn empty_values_are_not_given_and_paths_that_need_more_are_left_out_while_one_remains() {
+    let tb = common::toolbox("github");
+    let set = tb
+        .typed_tools(QUESTIONS[0].1, &TypedOptions::default())
+        .expect("typed tools");
+    let schema = &tb.generation().graph.schema;
+    let t = set.get("repository").expect("a repository tool");
+    // A required argument sent as "" is missing.
+    let mut args = required(&set, "repository").expect("args");
+    let (k, _) = args
+        .iter()
+        .next()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .expect("one");
+    let mut empty = args.clone();
+    empty.insert(k.clone(), json!(""));
+    let call = TypedCall {
+        tool: t.name.clone(),
+        arguments: empty,
+        fields: vec![t.paths[0].clone()],
+    };
+    let e = set.write(schema, &call).expect_err("missing");
+    assert!(e.contains(&k), "{e}");
+    // An optional argument sent as "" or [] is left out of the operation.
+    if let Some(opt) = t.args.iter().find(|a| !a.required && a.at.is_empty()) {
+        args.insert(opt.key.clone(), json!(""));
+        let call = TypedCall {
+            tool: t.name.clone(),
+            arguments: args.clone(),
+            fields: vec![t.paths[0].clone()],
+        };
+        let w = set.write(schema, &call).expect("written");
+        assert!(!w.variables.contains_key(&opt.key), "{:?}", w.variables);
+        args.remove(&opt.key);
+    }
+    // A path through a field with its own required argument, next to a plain one.
+    let needy = t.paths.iter().find(|p| {
+        set.write(
+            schema,
+            &TypedCall {
+                tool: t.name.clone(),
+                arguments: args.clone(),
+                fields: vec![(*p).clone()],
+            },
+        )
+        .is_err()
+    });
+    if let Some(needy) = needy {
+        let plain = t
+            .paths
+            .iter()
+            .find(|p| {
+                *p != needy
+                    && set
+                        .write(
+                            schema,
+                            &TypedCall {
+                                tool: t.name.clone(),
+                                arguments: args.clone(),
+                                fields: vec![(*p).clone()],
+                            },
+                        )
+                        .is_ok()
+            })
+            .expect("a plain path");
+        let call = TypedCall {
+            tool: t.name.clone(),
+            arguments: args.clone(),
+            fields: vec![needy.clone(), plain.clone(), plain.clone()],
+        };
+        let w = set.write(schema, &call).expect("the plain path still runs");
+        assert_eq!(w.skipped.len(), 1, "{:?}", w.skipped);
+        assert!(w.skipped[0].contains("needs"), "{:?}", w.skipped);
+    }
+    // A path the tool does not offer and the schema does not have.
+    let call = TypedCall {
+        tool: t.name.clone(),
+        arguments: args,
+        fields: vec!["nope.nothing".into()],
+    };
+    assert!(set.write(schema, &call).is_err());
+}
