@@ -219,11 +219,22 @@ fn said(
     if words(&a.name).iter().any(|w| close(w)) {
         return true;
     }
-    match schema.types.get(a.ty.inner_named_type()) {
-        Some(apollo_compiler::schema::ExtendedType::Enum(e)) => e
+    type_said(schema, a.ty.inner_named_type().as_str(), &close, 2)
+}
+
+/// Whether the question says a value of an enum, or (`depth` levels down) a field name
+/// or value of an input object.
+fn type_said(schema: &Schema, ty: &str, close: &dyn Fn(&str) -> bool, depth: usize) -> bool {
+    use apollo_compiler::schema::ExtendedType;
+    match schema.types.get(ty) {
+        Some(ExtendedType::Enum(e)) => e
             .values
             .keys()
             .any(|v| v.as_str().split('_').any(|w| close(&w.to_lowercase()))),
+        Some(ExtendedType::InputObject(o)) if depth > 0 => o.fields.values().any(|f| {
+            words(&f.name).iter().any(|w| close(w))
+                || type_said(schema, f.ty.inner_named_type().as_str(), close, depth - 1)
+        }),
         _ => false,
     }
 }
