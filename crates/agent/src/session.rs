@@ -144,7 +144,22 @@ fn canonical(name: &str, args: &Value) -> String {
 }
 
 impl Session<'_> {
-    fn transcript(&self, file: &mut Option<std::fs::File>, line: Value) -> Result<(), AgentError> {
+    /// The transcript file of this run, created (`None` without `transcript`).
+    pub(crate) fn open_transcript(&self) -> Result<Option<std::fs::File>, AgentError> {
+        match &self.opts.transcript {
+            Some(p) => std::fs::File::create(p)
+                .map(Some)
+                .map_err(|e| AgentError::Transcript(p.display().to_string(), e)),
+            None => Ok(None),
+        }
+    }
+
+    /// One JSONL line of the transcript, the key scrubbed.
+    pub(crate) fn transcript(
+        &self,
+        file: &mut Option<std::fs::File>,
+        line: Value,
+    ) -> Result<(), AgentError> {
         if let Some(f) = file {
             let mut text = line.to_string();
             if let Some(k) = self.client.secret() {
@@ -254,13 +269,7 @@ impl Session<'_> {
             opts.answer_schema.is_some(),
             json_protocol,
         );
-        let file = match &opts.transcript {
-            Some(p) => Some(
-                std::fs::File::create(p)
-                    .map_err(|e| AgentError::Transcript(p.display().to_string(), e))?,
-            ),
-            None => None,
-        };
+        let file = self.open_transcript()?;
         let receipt = Receipt {
             model: self.client.model.clone(),
             provider: self.client.provider.name().into(),

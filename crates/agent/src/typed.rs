@@ -6,7 +6,6 @@
 //! navigation tools and the receipt says so.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -312,13 +311,7 @@ impl Session<'_> {
                 self.guard.window, typed.tools, typed.paths
             ));
         }
-        let file = match &opts.transcript {
-            Some(p) => Some(
-                std::fs::File::create(p)
-                    .map_err(|e| AgentError::Transcript(p.display().to_string(), e))?,
-            ),
-            None => None,
-        };
+        let file = self.open_transcript()?;
         let meter = TokenMeter::default();
         let generation = self.tools.generation();
         let receipt = Receipt {
@@ -355,23 +348,7 @@ impl Session<'_> {
     }
 
     fn typed_log(&self, st: &mut TypedRun, line: Value) -> Result<(), AgentError> {
-        if let Some(f) = &mut st.file {
-            let mut text = line.to_string();
-            if let Some(k) = self.client.secret() {
-                text = text.replace(k, "<key>");
-            }
-            writeln!(f, "{text}").map_err(|e| {
-                AgentError::Transcript(
-                    self.opts
-                        .transcript
-                        .as_ref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default(),
-                    e,
-                )
-            })?;
-        }
-        Ok(())
+        self.transcript(&mut st.file, line)
     }
 
     fn typed_record(

@@ -419,6 +419,20 @@ fn has_content(v: &Value) -> bool {
 }
 
 /// The expected answer of a gold operation's result `data`: restricted to `targets`,
+/// A gold operation parsed and validated; `Err`: apollo's messages on one line.
+pub(crate) fn parse_gold(
+    schema: &Valid<Schema>,
+    operation: &str,
+) -> Result<Valid<ExecutableDocument>, String> {
+    ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql").map_err(|e| {
+        e.errors
+            .iter()
+            .map(|d| d.error.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
 /// in the shape of `answer_schema` (without one, the restricted result as records).
 pub fn expected_from_data(
     schema: &Valid<Schema>,
@@ -430,16 +444,7 @@ pub fn expected_from_data(
     if targets.is_empty() {
         return Err(GoldError::NoTargets);
     }
-    let doc =
-        ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql").map_err(|e| {
-            GoldError::Execute(
-                e.errors
-                    .iter()
-                    .map(|d| d.error.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )
-        })?;
+    let doc = parse_gold(schema, operation).map_err(GoldError::Execute)?;
     let op = doc
         .operations
         .iter()

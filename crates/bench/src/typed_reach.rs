@@ -141,16 +141,7 @@ pub fn gold_call(
     operation: &str,
     targets: &[String],
 ) -> Result<TypedCall, Vec<ReachMiss>> {
-    let doc =
-        ExecutableDocument::parse_and_validate(schema, operation, "gold.graphql").map_err(|e| {
-            vec![ReachMiss::Gold(
-                e.errors
-                    .iter()
-                    .map(|d| d.error.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )]
-        })?;
+    let doc = crate::gold::parse_gold(schema, operation).map_err(|e| vec![ReachMiss::Gold(e)])?;
     let op = doc
         .operations
         .iter()

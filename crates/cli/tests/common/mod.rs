@@ -76,11 +76,10 @@ pub fn wait_line(r: impl Read + Send + 'static, needle: &'static str, secs: u64)
         .unwrap_or_else(|_| panic!("no `{needle}` line within {secs} s"))
 }
 
-/// Start gqlnav-serve with extra args; waits for the `needle` line on stderr and returns
-/// the address printed there.
-pub fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
+/// Start `gqlnav ARGS…`, wait for the `needle` line on its stderr and return the rest of
+/// that line.
+pub fn spawn_until(args: &[&str], needle: &'static str, secs: u64) -> (Proc, String) {
     let mut c = Command::new(bin())
-        .arg("serve")
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -89,8 +88,16 @@ pub fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
         .unwrap();
     let err = c.stderr.take().unwrap();
     let p = Proc(c);
-    let line = wait_line(err, needle, 180);
+    let line = wait_line(err, needle, secs);
     (p, line)
+}
+
+/// Start gqlnav-serve with extra args; waits for the `needle` line on stderr and returns
+/// the address printed there.
+pub fn server(args: &[&str], needle: &'static str) -> (Proc, String) {
+    let mut all = vec!["serve"];
+    all.extend_from_slice(args);
+    spawn_until(&all, needle, 180)
 }
 
 /// `npm ci` in tests/support when node_modules is missing (one at a time).
@@ -144,16 +151,11 @@ pub fn named<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value 
 /// Start `gqlnav mock --http 127.0.0.1:0` over a schema file; returns (process, URL).
 #[allow(dead_code)]
 pub fn mock_upstream(schema_file: &str) -> (Proc, String) {
-    let mut c = Command::new(bin())
-        .args(["mock", "--schema", schema_file, "--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = c.stderr.take().unwrap();
-    let p = Proc(c);
-    let rest = wait_line(err, " at http://", 120);
+    let (p, rest) = spawn_until(
+        &["mock", "--schema", schema_file, "--http", "127.0.0.1:0"],
+        " at http://",
+        120,
+    );
     let addr = rest.split_whitespace().next().unwrap_or_default();
     (p, format!("http://{addr}"))
 }
