@@ -27,10 +27,8 @@ pub struct BackendArgs {
     /// token). Comma-separated for several.
     #[arg(long, short = 'a', default_value = "identifier", value_name = "NAME")]
     pub analyzer: String,
-    /// Structure ranker: switch channels off (comma-separated: name, desc, owner, ret,
-    /// args, type, path, conn, iface, value, root, person, depth, enum, deprecated,
-    /// alias, balance, label, named, count, bridge), for ablations.
-    #[arg(long, value_name = "CHANNELS")]
+    /// Structure ranker: switch stages off, comma-separated, for ablations.
+    #[arg(long, value_name = "STAGES", help = without_help())]
     pub without: Option<String>,
     /// Structure ranker: override weights, `key=value,…` (see docs/ranking.md).
     #[arg(long, value_name = "K=V,…")]
@@ -147,16 +145,7 @@ impl BackendArgs {
                         .map(str::trim)
                         .filter(|c| !c.is_empty())
                         .collect();
-                    if let Some(bad) = chans
-                        .iter()
-                        .find(|c| !StructureBackend::CHANNELS.contains(c))
-                    {
-                        bail!(
-                            "--without: no channel `{bad}`; the channels are {}",
-                            StructureBackend::CHANNELS.join(", ")
-                        );
-                    }
-                    s = s.without(&chans);
+                    s = s.without(&chans)?;
                 }
                 Ok(Box::new(s))
             }
@@ -269,4 +258,12 @@ pub fn server_embedder(
         "openai" => Ok(Box::new(gqlnav_embed::OpenAiEmbedder::new(opts)?)),
         other => bail!("unknown --embed-server `{other}`; expected ollama or openai"),
     }
+}
+
+/// `--without`'s help: the stage names, from the ranker's own list.
+fn without_help() -> String {
+    format!(
+        "Structure ranker: switch stages off (comma-separated: {}), for ablations",
+        StructureBackend::stage_names().join(", ")
+    )
 }

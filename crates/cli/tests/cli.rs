@@ -333,15 +333,15 @@ fn bench_report_dir_has_markdown_json_and_plots() {
     assert!(names.iter().any(|n| n.ends_with(".json")), "{names:?}");
 }
 
-/// `--without`'s help names every channel the ranker can switch off.
+/// `--without`'s help names every stage the ranker can switch off.
 #[test]
-fn without_help_names_every_channel() {
+fn without_help_names_every_stage() {
     let out = run(&["search", "--help"]);
     let h = String::from_utf8_lossy(&out.stdout)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    for ch in gqlnav_search::StructureBackend::CHANNELS {
+    for ch in gqlnav_search::StructureBackend::stage_names() {
         assert!(
             h.contains(&format!(" {ch},")) || h.contains(&format!(" {ch})")),
             "{ch}: {h}"

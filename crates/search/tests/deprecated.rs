@@ -42,7 +42,9 @@ fn a_deprecated_field_ranks_after_its_replacement() {
         named_type: 0.0,
         ..StructureWeights::default()
     };
-    let mut without = StructureBackend::new(weights).without(&["deprecated"]);
+    let mut without = StructureBackend::new(weights)
+        .without(&["deprecated"])
+        .expect("stage names");
     without.index(&ctx).unwrap();
     assert_eq!(rank(&without, old), rank(&off, old));
 }

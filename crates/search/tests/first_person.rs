@@ -1,4 +1,4 @@
-//! The `person` channel: a first-person question reaches its types through the current
+//! The `named` stage's pronoun reading: a first-person question reaches its types through the current
 //! caller (`Query.viewer` → `User.pullRequests`), for a reader; a slicer's ranking and a
 //! question not in the first person are left as they were.
 
@@ -10,7 +10,9 @@ use gqlnav_search::{
 };
 
 fn indexed(ctx: &SearchContext, without: &[&str]) -> StructureBackend {
-    let mut b = StructureBackend::new(StructureWeights::default()).without(without);
+    let mut b = StructureBackend::new(StructureWeights::default())
+        .without(without)
+        .expect("stage names");
     b.index(ctx).unwrap();
     b
 }
@@ -21,7 +23,7 @@ fn indexed(ctx: &SearchContext, without: &[&str]) -> StructureBackend {
 fn a_first_person_question_reaches_its_type_through_the_caller() {
     let ctx = github();
     let on = indexed(&ctx, &[]);
-    let off = indexed(&ctx, &["person"]);
+    let off = structure(&ctx, "caller=0");
     let q = "which of my pull requests are waiting for review";
     for coord in ["Query.viewer", "User.pullRequests"] {
         let r = rank_of(&on, &ctx, q, coord);
@@ -44,7 +46,7 @@ fn a_first_person_question_reaches_its_type_through_the_caller() {
 fn other_questions_and_slicers_rankings_are_unchanged() {
     let ctx = github();
     let on = indexed(&ctx, &[]);
-    let off = indexed(&ctx, &["person"]);
+    let off = structure(&ctx, "caller=0");
     let plain = Query::new("which pull requests are waiting for review");
     assert_eq!(coords(&on, &ctx, &plain), coords(&off, &ctx, &plain));
     let mine = "which of my pull requests are waiting for review";
@@ -92,14 +94,14 @@ fn the_schemas_words_for_its_caller_address_the_caller() {
         "what is the latest release of the pipeline"
     ));
 
-    // A reader's ranking reaches the caller for it (measured with the `named` channel
-    // off: "teams", "user" and "organizations" name three types, whose fields then fill
-    // the top 50; docs/ranking.md, "Named types").
-    let on = indexed(&ctx, &["named"]);
+    // A reader's ranking reaches the caller for it (with the type-name reading off:
+    // "teams", "user" and "organizations" name three types, whose fields then fill the
+    // top 50).
+    let on = structure(&ctx, "named_type=0");
     let q = "What teams is the authenticated user a member of across their organizations?";
     let r = rank_of(&on, &ctx, q, "Query.viewer");
     assert!(r.is_some_and(|r| r < 50), "Query.viewer: {r:?}");
-    let off = indexed(&ctx, &["person", "named"]);
+    let off = structure(&ctx, "named_type=0,caller=0");
     let r = rank_of(&off, &ctx, q, "Query.viewer");
     assert!(
         r.is_none_or(|r| r >= 50),

@@ -158,14 +158,16 @@ fn structure_loaded_ranks_exactly_as_fresh_on_linear_and_demo() {
 fn structure_with_other_weights_and_channels_off_round_trips() {
     let ctx = context(&linear(), Rendering::CoordReturnDesc);
     let mut w = StructureWeights::default();
-    w.apply_overrides("path=0.55,seeds=7,paths_per_seed=3,desc=1.3")
+    w.apply_overrides("path=0.55,value_hits=7,bridge=0.4,depth=0.2")
         .expect("weights");
-    let mut fresh = StructureBackend::new(w).without(&["iface", "depth"]);
+    let mut fresh = StructureBackend::new(w)
+        .without(&["bridge", "depth"])
+        .expect("stage names");
     fresh.index(&ctx).expect("index");
     let (_tmp, dir) = save(&fresh);
     let loaded = StructureBackend::load(&dir, &ctx).expect("load");
-    assert_eq!(loaded.disabled, ["iface", "depth"]);
-    assert_eq!(loaded.weights.seeds, 7);
+    assert_eq!(loaded.disabled, ["bridge", "depth"]);
+    assert_eq!(loaded.weights.value_hits, 7);
     assert_eq!(loaded.weights.path.to_bits(), 0.55f32.to_bits());
     assert_same(&fresh, &loaded, &questions());
 }

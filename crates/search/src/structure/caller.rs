@@ -61,32 +61,28 @@ impl Callers {
             .collect()
     }
 
-    /// A seed hit with `score` on type `owner` (a type index, as `owner_of` holds them)
-    /// lends `share` × its score to the ways
-    /// in through each caller: the caller's root field, and the caller's fields returning
-    /// `owner` (connections unwrapped, `ret_of`); a hit on the caller's own type lends to
-    /// the root field alone. The path channel's share (`path`), as these are paths.
+    /// A seed hit on type `owner` (a type index, as `owner_of` holds them) reaches the
+    /// ways in through each caller: the caller's root field, and the caller's fields
+    /// returning `owner` (connections unwrapped, `ret_of`); a hit on the caller's own type
+    /// reaches the root field alone. `reach` is called with each doc reached.
     pub(super) fn lend(
         &self,
         owner: usize,
-        score: f32,
-        share: f32,
         owner_of: &[usize],
         ret_of: &[Option<usize>],
-        prop: &mut [f32],
+        mut reach: impl FnMut(usize),
     ) {
-        let lent = share * score;
         for c in &self.0 {
             let own_type = c.fields.first().is_some_and(|&f| owner_of[f] == owner);
             let mut reached = own_type;
             for &f in &c.fields {
                 if ret_of[f] == Some(owner) {
-                    prop[f] = prop[f].max(lent);
+                    reach(f);
                     reached = true;
                 }
             }
             if reached {
-                prop[c.root] = prop[c.root].max(lent);
+                reach(c.root);
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Per-doc facts the ranker reads from the schema and the corpus, computed when an index
 //! is built and again when a saved one is loaded (they are not saved).
 
-use gqlnav_corpus::{split_identifier, Entry, EntryKind, OwnerKind};
+use gqlnav_corpus::{split_identifier, Entry, EntryKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 
 use super::unwrap_connection;
@@ -172,33 +172,6 @@ pub(super) fn connection_wrappers(ctx: &SearchContext) -> Vec<Vec<usize>> {
                         {
                             v.push(p);
                         }
-                    }
-                }
-            }
-            v
-        })
-        .collect()
-}
-
-/// Per doc: the same field on the interfaces its owner implements, or on the
-/// implementations of its interface owner: the `iface` channel.
-pub(super) fn interface_twins(ctx: &SearchContext) -> Vec<Vec<usize>> {
-    let (graph, corpus) = (&ctx.graph, &ctx.corpus);
-    corpus
-        .entries
-        .iter()
-        .map(|e| {
-            let mut v = Vec::new();
-            if e.owner_kind == OwnerKind::Interface {
-                for imp in graph.implementers(&e.owner) {
-                    if let Some(p) = corpus.position(&format!("{imp}.{}", e.name)) {
-                        v.push(p);
-                    }
-                }
-            } else if let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.owner.as_str()) {
-                for i in &o.implements_interfaces {
-                    if let Some(p) = corpus.position(&format!("{i}.{}", e.name)) {
-                        v.push(p);
                     }
                 }
             }

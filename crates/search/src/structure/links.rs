@@ -17,7 +17,7 @@ pub(super) struct SavedConfig {
 /// The per-doc and per-type links of a saved structure index.
 pub(super) const LINKS_FILE: &str = "structure.bin";
 const LINKS_MAGIC: &[u8; 8] = b"GQLNSTR\0";
-const LINKS_VERSION: u32 = 4;
+const LINKS_VERSION: u32 = 5;
 
 impl StructureBackend {
     /// The per-doc and per-type links as [`LINKS_FILE`] holds them (little-endian u32
@@ -52,7 +52,6 @@ impl StructureBackend {
         w.lists(&path_ids);
         w.lists(&reader_ids);
         w.lists(&self.conn_of);
-        w.lists(&self.iface_of);
         w.lists(&self.coll_paths);
         w.lists(&self.value_of);
         w.buf
@@ -94,14 +93,12 @@ impl StructureBackend {
         let path_ids = r.lists(paths.len())?;
         let reader_ids = r.lists(paths.len())?;
         let conn_of = r.lists(n)?;
-        let iface_of = r.lists(n)?;
         let coll_paths = r.lists(n)?;
         let value_of = r.lists(n)?;
         r.finish()?;
         if owner_of.len() != n
             || ret_of.len() != n
             || conn_of.len() != n
-            || iface_of.len() != n
             || path_ids.len() != n_types
             || reader_ids.len() != n_types
             || coll_paths.len() != n_types
@@ -120,7 +117,6 @@ impl StructureBackend {
         self.ret_of = ret_of;
         self.depth_of = depth_of;
         self.conn_of = conn_of;
-        self.iface_of = iface_of;
         self.coll_paths = coll_paths;
         self.value_of = value_of;
         self.n = n;
@@ -183,7 +179,6 @@ mod tests {
         assert_eq!(c.type_paths, b.type_paths);
         assert_eq!(c.reader_paths, b.reader_paths);
         assert_eq!(c.conn_of, b.conn_of);
-        assert_eq!(c.iface_of, b.iface_of);
         assert_eq!(c.value_of, b.value_of);
         assert!(
             b.type_paths.iter().any(|p| !p.is_empty()),
