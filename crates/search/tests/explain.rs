@@ -82,6 +82,26 @@ fn a_stage_switched_off_has_no_part() {
     }
 }
 
+/// Any one stage switched off, for a reader and for a slicer, still ranks (no stage
+/// depends on another having run).
+#[test]
+fn any_stage_off_alone_still_ranks() {
+    let ctx = github();
+    let qs = questions("gh-", 3);
+    for stage in StructureBackend::stage_names() {
+        let b = structure(&ctx, "").without(&[stage]).expect("stage names");
+        for q in &qs {
+            for purpose in [Purpose::Search, Purpose::Slice] {
+                let q = Query {
+                    purpose,
+                    ..Query::new(q.as_str())
+                };
+                b.search(&q, 20).expect("search");
+            }
+        }
+    }
+}
+
 /// An unknown stage name is refused, and the message lists the stages.
 #[test]
 fn an_unknown_stage_is_refused_with_the_list() {

@@ -208,6 +208,9 @@ pub(super) fn run(
     k: usize,
 ) -> Result<Vec<Scored>, SearchError> {
     let mut s = Scores::new(ix.n, fields, trel);
+    if q.reader {
+        s.own = (0..s.n).map(|i| own_words(&s.fields, i)).collect();
+    }
     let active: Vec<(StageId, &dyn Stage)> = (STAGES.iter().enumerate())
         .filter(|(_, st)| ix.on(st.name()) && (q.reader || !st.reader_only()))
         .filter(|(_, st)| !st.weighted_off(ix))
@@ -241,4 +244,11 @@ pub(super) fn run(
             .collect();
     }
     Ok(out)
+}
+
+/// Whether doc `i` matches a question word by its own name, description or arguments (not
+/// only through its owner's name, which its rendered text also carries).
+fn own_words(fields: &[Vec<f32>], i: usize) -> bool {
+    use super::stages::lexical::{ARGS, DESC, NAME};
+    [NAME, DESC, ARGS].iter().any(|&f| fields[f][i] > 0.0)
 }

@@ -20,8 +20,12 @@ pub(crate) const FIELDS: [(FieldSource, f32); 5] = [
     (FieldSource::Args, 0.3),
 ];
 
-/// Where [`Scores::fields`] holds the name part.
+/// Where [`Scores::fields`] holds the name, description and argument parts.
 pub(crate) const NAME: usize = 1;
+/// See [`NAME`].
+pub(crate) const DESC: usize = 2;
+/// See [`NAME`].
+pub(crate) const ARGS: usize = 4;
 
 pub(crate) struct Lexical;
 
@@ -30,7 +34,7 @@ impl Stage for Lexical {
         "lexical"
     }
 
-    fn base(&self, _ix: &StructureBackend, q: &Question, s: &mut Scores, me: StageId) {
+    fn base(&self, _ix: &StructureBackend, _q: &Question, s: &mut Scores, me: StageId) {
         let wsum = FIELDS.iter().map(|f| f.1).sum::<f32>().max(1e-6);
         for (v, &(_, wt)) in s.fields.iter().zip(&FIELDS) {
             if wt == 0.0 {
@@ -40,18 +44,9 @@ impl Stage for Lexical {
                 *l += wt * x;
             }
         }
-        if q.reader {
-            s.own = (0..s.n).map(|i| own_words(&s.fields, i)).collect();
-        }
         for i in 0..s.n {
             let v = s.lexical[i] / wsum;
             s.set(me, i, v);
         }
     }
-}
-
-/// Whether doc `i` matches a question word by its own name, description or arguments (not
-/// only through its owner's name, which its rendered text also carries).
-fn own_words(fields: &[Vec<f32>], i: usize) -> bool {
-    [1, 2, 4].iter().any(|&f| fields[f][i] > 0.0)
 }
