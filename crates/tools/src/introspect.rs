@@ -21,9 +21,9 @@ pub struct IntrospectRequest {
     /// A single type name (shorthand for coordinates: [type]). Default: none.
     #[serde(default, rename = "type")]
     pub type_name: Option<String>,
-    /// 1 = exactly what was asked; 2 = also the types it references; at most 3. Default 1.
+    /// 1 = exactly what was asked; 2 = also the types it references; at most
+    /// [`MAX_INTROSPECT_DEPTH`]. Default 1.
     #[serde(default = "one")]
-    #[schemars(range(min = 1, max = 3))]
     pub depth: u32,
 }
 
@@ -348,7 +348,7 @@ impl Toolbox {
         let coordinates = a.all_coordinates();
         if coordinates.is_empty() {
             return ToolOutput::err(
-            "Give `coordinates` (e.g. [\"Repository.pullRequests\"]) or `type` (e.g. \"Repository\").".into(),
+            "Give `coordinates` (e.g. [\"Repository.pullRequests\"]) or `type` (e.g. \"Repository\").",
             None,
         );
         }

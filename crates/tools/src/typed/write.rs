@@ -9,6 +9,7 @@ use gqlnav_schema::connection_of;
 
 use super::path::{field_def, walk, FieldPath};
 use super::{TypedTool, TypedToolSet};
+use crate::error::ToolError;
 
 /// The page size a connection gets when the call gives none (the compiled tools' default).
 const DEFAULT_FIRST: u32 = 10;
@@ -103,20 +104,20 @@ impl TypedToolSet {
         &self,
         schema: &Schema,
         call: &TypedCall,
-    ) -> Result<(String, Map<String, Value>), String> {
+    ) -> Result<(String, Map<String, Value>), ToolError> {
         self.write(schema, call).map(|w| (w.operation, w.variables))
     }
 
     /// The operation for `call`, leaving out the field paths that need an argument the
     /// call did not give (said in [`Written::skipped`]) as long as one path remains.
-    pub fn write(&self, schema: &Schema, call: &TypedCall) -> Result<Written, String> {
+    pub fn write(&self, schema: &Schema, call: &TypedCall) -> Result<Written, ToolError> {
         let Some(tool) = self.get(&call.tool) else {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-            return Err(format!(
+            return Err(ToolError::TypedCall(format!(
                 "there is no tool `{}`; the tools are: {}",
                 call.tool,
                 names.join(", ")
-            ));
+            )));
         };
         let arguments: Map<String, Value> = call
             .arguments
@@ -128,24 +129,29 @@ impl TypedToolSet {
         for (k, _) in &given {
             if !tool.args.iter().any(|a| &a.key == *k) {
                 let keys: Vec<&str> = tool.args.iter().map(|a| a.key.as_str()).collect();
-                return Err(format!(
+                return Err(ToolError::TypedCall(format!(
                     "`{}` takes no argument `{k}`; its arguments are: {}",
                     tool.name,
                     keys.join(", ")
-                ));
+                )));
             }
         }
         for a in tool.args.iter().filter(|a| a.required && a.at.is_empty()) {
             if !given.iter().any(|(k, _)| **k == a.key) {
-                return Err(format!(
+                return Err(ToolError::TypedCall(format!(
                     "`{}` needs the argument `{}` ({})",
                     tool.name, a.key, a.ty
-                ));
+                )));
             }
         }
         let ret = field_def(schema, &self.root_type, &tool.name)
             .map(|d| d.ty.inner_named_type().to_string())
-            .ok_or_else(|| format!("`{}` is not a field of {}", tool.name, self.root_type))?;
+            .ok_or_else(|| {
+                ToolError::TypedCall(format!(
+                    "`{}` is not a field of {}",
+                    tool.name, self.root_type
+                ))
+            })?;
         let mut root = Node::default();
         let mut skipped = Vec::new();
         let mut first_err = None;
@@ -156,9 +162,11 @@ impl TypedToolSet {
             }
         }
         for text in fields {
-            let path = FieldPath::parse(text).map_err(|e| format!("field path `{text}`: {e}"))?;
+            let path = FieldPath::parse(text)
+                .map_err(|e| ToolError::FieldPath(format!("field path `{text}`: {e}")))?;
             if !tool.paths.contains(text) {
-                walk(schema, &ret, &path).map_err(|e| format!("field path `{text}`: {e}"))?;
+                walk(schema, &ret, &path)
+                    .map_err(|e| ToolError::FieldPath(format!("field path `{text}`: {e}")))?;
             }
             let mut paths = Vec::new();
             match tool.selects.get(text) {
@@ -181,7 +189,7 @@ impl TypedToolSet {
                 .try_for_each(|q| insert(schema, &ret, q, &mut root, tool, &arguments));
             if let Err(e) = inserted {
                 root = before;
-                skipped.push(e.clone());
+                skipped.push(e.to_string());
                 first_err.get_or_insert(e);
             }
         }
@@ -249,13 +257,14 @@ fn insert(
     root: &mut Node,
     tool: &TypedTool,
     args: &Map<String, Value>,
-) -> Result<(), String> {
+) -> Result<(), ToolError> {
     let mut node = root;
     let mut cur = ret.to_string();
     for (i, s) in path.steps.iter().enumerate() {
         if !s.field.is_empty() {
-            let def = field_def(schema, &cur, &s.field)
-                .ok_or_else(|| format!("`{cur}` has no field `{}`", s.field))?;
+            let def = field_def(schema, &cur, &s.field).ok_or_else(|| {
+                ToolError::FieldPath(format!("`{cur}` has no field `{}`", s.field))
+            })?;
             let at = path.prefix(i + 1).to_string();
             let idx = match node.child(&s.field, false) {
                 Some(i) => i,
@@ -269,10 +278,10 @@ fn insert(
                     for a in def.arguments.iter() {
                         let given = parts.iter().any(|p| p.starts_with(&format!("{}:", a.name)));
                         if a.ty.is_non_null() && a.default_value.is_none() && !given {
-                            return Err(format!(
+                            return Err(ToolError::FieldPath(format!(
                                 "field path `{path}`: `{cur}.{}` needs `{}` ({}); pass it as `{}.{}`",
                                 s.field, a.name, a.ty, s.field, a.name
-                            ));
+                            )));
                         }
                     }
                     let ty = def.ty.inner_named_type().as_str();
