@@ -457,40 +457,7 @@ impl Session<'_> {
             Some(prev) => (format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name), true),
             None => {
                 st.seen.insert(key, turn);
-                let mut o = self
-                    .run_tool(&st.specs, &call.name, &call.arguments, st.searches)
-                    .await;
-                if o.is_error {
-                    if let Some(line) = crate::hints::never_shown(o.structured.as_ref(), &st.shown) {
-                        o.text = format!("{line}\n{}", o.text);
-                    }
-                } else {
-                    st.shown.push_str(&o.text);
-                    st.shown.push('\n');
-                }
-                if call.name == NavTool::Search.name() {
-                    st.searches += 1;
-                }
-                if call.name == NavTool::Execute.name() {
-                    st.out.last_operation = call
-                        .arguments
-                        .get("operation")
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    if o.is_error {
-                        st.out.executes_failed += 1
-                    } else {
-                        st.out.executes_ok += 1
-                    }
-                }
-                let (text, _) = cap_text(
-                    &o.text,
-                    usize::MAX,
-                    opts.result_tokens,
-                    &st.meter,
-                    "ask for less (a smaller limit or fewer fields)",
-                );
-                (text, o.is_error)
+                self.run_new_call(st, &call).await
             }
         };
         let extra = reply.tool_calls.len().saturating_sub(1);
@@ -510,23 +477,47 @@ impl Session<'_> {
         let tokens = st.out.steps.last().map(|s| s.tokens).unwrap_or(0);
         st.receipt.add_tool(&call.name, tokens);
         self.transcript(&mut st.file, json!({"turn": turn, "tool": call.name, "arguments": call.arguments, "result": text, "isError": is_error}))?;
-        if reply.tool_calls.is_empty() {
-            st.messages
-                .push(Message::new(Role::Assistant, reply.content.clone()));
-            st.messages.push(Message::new(
-                Role::User,
-                format!("Result of {}:\n{text}", call.name),
-            ));
-        } else {
-            let mut a = Message::new(Role::Assistant, reply.content.clone());
-            a.tool_calls = vec![call.clone()];
-            st.messages.push(a);
-            let mut t = Message::new(Role::Tool, text);
-            t.tool_call_id = Some(call.id.clone());
-            t.name = Some(call.name.clone());
-            st.messages.push(t);
-        }
+        hand_back(st, reply, &call, text);
         Ok(None)
+    }
+
+    /// Run a call not made before: its result (with a hint when it names what no tool
+    /// has shown), the counts it moves, capped to the result budget.
+    async fn run_new_call(&mut self, st: &mut RunState, call: &ToolCall) -> (String, bool) {
+        let mut o = self
+            .run_tool(&st.specs, &call.name, &call.arguments, st.searches)
+            .await;
+        if o.is_error {
+            if let Some(line) = crate::hints::never_shown(o.structured.as_ref(), &st.shown) {
+                o.text = format!("{line}\n{}", o.text);
+            }
+        } else {
+            st.shown.push_str(&o.text);
+            st.shown.push('\n');
+        }
+        if call.name == NavTool::Search.name() {
+            st.searches += 1;
+        }
+        if call.name == NavTool::Execute.name() {
+            st.out.last_operation = call
+                .arguments
+                .get("operation")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if o.is_error {
+                st.out.executes_failed += 1
+            } else {
+                st.out.executes_ok += 1
+            }
+        }
+        let (text, _) = cap_text(
+            &o.text,
+            usize::MAX,
+            self.opts.result_tokens,
+            &st.meter,
+            "ask for less (a smaller limit or fewer fields)",
+        );
+        (text, o.is_error)
     }
 
     /// Close the receipt: sums, the whole-schema contrast per call, wall time, cost.
@@ -541,6 +532,27 @@ impl Session<'_> {
         out.stop = stop;
         out.receipt = receipt;
         out
+    }
+}
+
+/// Hand a tool's result back to the model: as a user message after the reply when the
+/// call was written in text, or as a tool message answering the structured call.
+fn hand_back(st: &mut RunState, reply: &crate::chat::Reply, call: &ToolCall, text: String) {
+    if reply.tool_calls.is_empty() {
+        st.messages
+            .push(Message::new(Role::Assistant, reply.content.clone()));
+        st.messages.push(Message::new(
+            Role::User,
+            format!("Result of {}:\n{text}", call.name),
+        ));
+    } else {
+        let mut a = Message::new(Role::Assistant, reply.content.clone());
+        a.tool_calls = vec![call.clone()];
+        st.messages.push(a);
+        let mut t = Message::new(Role::Tool, text);
+        t.tool_call_id = Some(call.id.clone());
+        t.name = Some(call.name.clone());
+        st.messages.push(t);
     }
 }
 

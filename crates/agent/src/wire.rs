@@ -199,105 +199,103 @@ fn u(v: &Value) -> u64 {
 /// Parse a reply body of `provider`.
 pub(crate) fn parse_reply(provider: Provider, raw: Value) -> Result<Reply, String> {
     match provider {
-        Provider::OpenAi => {
-            let msg = raw["choices"][0]["message"].clone();
-            if !msg.is_object() {
-                return Err("no choices[0].message".into());
-            }
-            let tool_calls = msg["tool_calls"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .enumerate()
-                        .map(|(i, c)| ToolCall {
-                            id: c["id"]
-                                .as_str()
-                                .map(str::to_string)
-                                .unwrap_or_else(|| format!("call_{i}")),
-                            name: c["function"]["name"]
-                                .as_str()
-                                .unwrap_or_default()
-                                .to_string(),
-                            arguments: parse_args(&c["function"]["arguments"]),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let usage = Usage {
-                prompt: u(&raw["usage"]["prompt_tokens"]),
-                completion: u(&raw["usage"]["completion_tokens"]),
-                cache_read: u(&raw["usage"]["prompt_tokens_details"]["cached_tokens"]),
-            };
-            Ok(Reply {
-                content: msg["content"].as_str().unwrap_or_default().to_string(),
-                tool_calls,
-                usage,
-                raw,
-            })
-        }
-        Provider::Ollama => {
-            let msg = raw["message"].clone();
-            if !msg.is_object() {
-                return Err("no message".into());
-            }
-            let tool_calls = msg["tool_calls"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .enumerate()
-                        .map(|(i, c)| ToolCall {
-                            id: format!("call_{i}"),
-                            name: c["function"]["name"]
-                                .as_str()
-                                .unwrap_or_default()
-                                .to_string(),
-                            arguments: parse_args(&c["function"]["arguments"]),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let usage = Usage {
-                prompt: u(&raw["prompt_eval_count"]),
-                completion: u(&raw["eval_count"]),
-                cache_read: 0,
-            };
-            Ok(Reply {
-                content: msg["content"].as_str().unwrap_or_default().to_string(),
-                tool_calls,
-                usage,
-                raw,
-            })
-        }
-        Provider::Anthropic => {
-            let blocks = raw["content"]
-                .as_array()
-                .ok_or("no content blocks")?
-                .clone();
-            let mut content = String::new();
-            let mut tool_calls = Vec::new();
-            for b in &blocks {
-                match b["type"].as_str() {
-                    Some("text") => content.push_str(b["text"].as_str().unwrap_or_default()),
-                    Some("tool_use") => tool_calls.push(ToolCall {
-                        id: b["id"].as_str().unwrap_or_default().to_string(),
-                        name: b["name"].as_str().unwrap_or_default().to_string(),
-                        arguments: b["input"].clone(),
-                    }),
-                    _ => {}
-                }
-            }
-            let usage = Usage {
-                prompt: u(&raw["usage"]["input_tokens"])
-                    + u(&raw["usage"]["cache_read_input_tokens"]),
-                completion: u(&raw["usage"]["output_tokens"]),
-                cache_read: u(&raw["usage"]["cache_read_input_tokens"]),
-            };
-            Ok(Reply {
-                content,
-                tool_calls,
-                usage,
-                raw,
-            })
+        Provider::OpenAi => openai_reply(raw),
+        Provider::Ollama => ollama_reply(raw),
+        Provider::Anthropic => anthropic_reply(raw),
+    }
+}
+
+/// The `tool_calls` of an OpenAI or Ollama message (`{function: {name, arguments}}`), ids
+/// from the call or `call_N`.
+fn function_calls(msg: &Value, with_ids: bool) -> Vec<ToolCall> {
+    let Some(calls) = msg["tool_calls"].as_array() else {
+        return Vec::new();
+    };
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ToolCall {
+            id: c["id"]
+                .as_str()
+                .filter(|_| with_ids)
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("call_{i}")),
+            name: c["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            arguments: parse_args(&c["function"]["arguments"]),
+        })
+        .collect()
+}
+
+/// An OpenAI-compatible `/v1/chat/completions` reply.
+fn openai_reply(raw: Value) -> Result<Reply, String> {
+    let msg = raw["choices"][0]["message"].clone();
+    if !msg.is_object() {
+        return Err("no choices[0].message".into());
+    }
+    let usage = Usage {
+        prompt: u(&raw["usage"]["prompt_tokens"]),
+        completion: u(&raw["usage"]["completion_tokens"]),
+        cache_read: u(&raw["usage"]["prompt_tokens_details"]["cached_tokens"]),
+    };
+    Ok(Reply {
+        content: msg["content"].as_str().unwrap_or_default().to_string(),
+        tool_calls: function_calls(&msg, true),
+        usage,
+        raw,
+    })
+}
+
+/// An Ollama `/api/chat` reply (its tool calls carry no ids).
+fn ollama_reply(raw: Value) -> Result<Reply, String> {
+    let msg = raw["message"].clone();
+    if !msg.is_object() {
+        return Err("no message".into());
+    }
+    let usage = Usage {
+        prompt: u(&raw["prompt_eval_count"]),
+        completion: u(&raw["eval_count"]),
+        cache_read: 0,
+    };
+    Ok(Reply {
+        content: msg["content"].as_str().unwrap_or_default().to_string(),
+        tool_calls: function_calls(&msg, false),
+        usage,
+        raw,
+    })
+}
+
+/// An Anthropic `/v1/messages` reply: text blocks joined, `tool_use` blocks as calls;
+/// prompt tokens include those read from the cache.
+fn anthropic_reply(raw: Value) -> Result<Reply, String> {
+    let blocks = raw["content"]
+        .as_array()
+        .ok_or("no content blocks")?
+        .clone();
+    let mut content = String::new();
+    let mut tool_calls = Vec::new();
+    for b in &blocks {
+        match b["type"].as_str() {
+            Some("text") => content.push_str(b["text"].as_str().unwrap_or_default()),
+            Some("tool_use") => tool_calls.push(ToolCall {
+                id: b["id"].as_str().unwrap_or_default().to_string(),
+                name: b["name"].as_str().unwrap_or_default().to_string(),
+                arguments: b["input"].clone(),
+            }),
+            _ => {}
         }
     }
+    let usage = Usage {
+        prompt: u(&raw["usage"]["input_tokens"]) + u(&raw["usage"]["cache_read_input_tokens"]),
+        completion: u(&raw["usage"]["output_tokens"]),
+        cache_read: u(&raw["usage"]["cache_read_input_tokens"]),
+    };
+    Ok(Reply {
+        content,
+        tool_calls,
+        usage,
+        raw,
+    })
 }
