@@ -299,3 +299,74 @@ fn anthropic_reply(raw: Value) -> Result<Reply, String> {
         raw,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn openai_replies_keep_call_ids_and_read_string_arguments() {
+        let raw = json!({
+            "choices": [{"message": {"content": null, "tool_calls": [
+                {"id": "abc", "function": {"name": "introspect", "arguments": "{\"type\": \"User\"}"}},
+                {"function": {"name": "execute", "arguments": {"operation": "{a}"}}}
+            ]}}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 9,
+                      "prompt_tokens_details": {"cached_tokens": 100}}
+        });
+        let r = parse_reply(Provider::OpenAi, raw).unwrap();
+        assert_eq!(r.content, "");
+        assert_eq!(r.tool_calls.len(), 2);
+        assert_eq!(r.tool_calls[0].id, "abc");
+        assert_eq!(r.tool_calls[0].arguments, json!({"type": "User"}));
+        assert_eq!(r.tool_calls[1].id, "call_1");
+        assert_eq!(r.tool_calls[1].arguments, json!({"operation": "{a}"}));
+        assert_eq!(
+            r.usage,
+            Usage {
+                prompt: 120,
+                completion: 9,
+                cache_read: 100
+            }
+        );
+        assert!(parse_reply(Provider::OpenAi, json!({"choices": []})).is_err());
+    }
+
+    #[test]
+    fn ollama_replies_number_their_calls_and_count_eval_tokens() {
+        let raw = json!({
+            "message": {"content": "ok", "tool_calls": [
+                {"id": "ignored", "function": {"name": "search_schema", "arguments": {"query": "stars"}}}
+            ]},
+            "prompt_eval_count": 50, "eval_count": 7
+        });
+        let r = parse_reply(Provider::Ollama, raw).unwrap();
+        assert_eq!(r.content, "ok");
+        assert_eq!(r.tool_calls[0].id, "call_0");
+        assert_eq!(r.tool_calls[0].name, "search_schema");
+        assert_eq!(r.usage.prompt, 50);
+        assert_eq!(r.usage.completion, 7);
+        assert!(parse_reply(Provider::Ollama, json!({"done": true})).is_err());
+    }
+
+    #[test]
+    fn anthropic_replies_join_text_and_count_cache_reads_as_prompt() {
+        let raw = json!({
+            "content": [
+                {"type": "text", "text": "Looking "},
+                {"type": "tool_use", "id": "tu_1", "name": "validate", "input": {"operation": "{a}"}},
+                {"type": "text", "text": "now."}
+            ],
+            "usage": {"input_tokens": 30, "cache_read_input_tokens": 200, "output_tokens": 12}
+        });
+        let r = parse_reply(Provider::Anthropic, raw).unwrap();
+        assert_eq!(r.content, "Looking now.");
+        assert_eq!(r.tool_calls[0].id, "tu_1");
+        assert_eq!(r.tool_calls[0].arguments, json!({"operation": "{a}"}));
+        assert_eq!(r.usage.prompt, 230);
+        assert_eq!(r.usage.cache_read, 200);
+        assert_eq!(r.usage.completion, 12);
+        assert!(parse_reply(Provider::Anthropic, json!({"error": "x"})).is_err());
+    }
+}
