@@ -2,9 +2,12 @@
 
 use serde_json::{json, Value};
 
-use gqlnav_tools::{IntrospectRequest, OperationRequest, SearchRequest};
+use gqlnav_tools::{NavTool, ToolsConfig};
 
 use crate::chat::ToolSpec;
+
+/// The tool that ends a run with the answer (offered when an answer schema is given).
+pub const ANSWER_TOOL: &str = "answer";
 
 const NAVIGATE_RULES: &str = "You answer a question about the data behind a GraphQL API. You do not know this API's schema: find what you need with the tools.
 Call exactly one tool per turn. Rules:
@@ -15,47 +18,56 @@ Call exactly one tool per turn. Rules:
 
 const INLINE_RULES: &str = "You answer a question about the data behind a GraphQL API whose whole schema is below. Write one operation using only names in the schema and run it with execute. Call exactly one tool per turn.";
 
-fn schema_of<T: schemars::JsonSchema>() -> Value {
-    serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| json!({"type": "object"}))
+/// The agent's spec of a navigation tool: its name, summary and argument schema from the
+/// tools crate's one list.
+fn nav_spec(tool: NavTool, config: &ToolsConfig) -> ToolSpec {
+    let def = tool.def(config);
+    ToolSpec {
+        name: def.name.into(),
+        description: def.summary.into(),
+        parameters: Value::Object(def.input_schema),
+    }
+}
+
+/// `search_schema` under the slice strategy: the budget is the loop's, so the model sends
+/// only the query (its schema as the tools crate defines it).
+fn slice_search_spec(config: &ToolsConfig) -> ToolSpec {
+    let def = NavTool::Search.def(config);
+    let query = def
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get("query"))
+        .cloned()
+        .unwrap_or_else(|| json!({"type": "string"}));
+    ToolSpec {
+        name: def.name.into(),
+        description: "Get a slice of the schema (SDL with paths from the Query root) for what you need; each call adds a larger slice. Pass one short intent in plain words.".into(),
+        parameters: json!({"type": "object", "properties": {"query": query}, "required": ["query"]}),
+    }
 }
 
 /// The tools of a mode: the four navigation tools, search (slices) and execute, or
-/// execute only (inline); and `answer` when an answer schema is given.
-pub fn tools(inline: bool, slice: bool, answer_schema: Option<&Value>) -> Vec<ToolSpec> {
+/// execute only (inline); and `answer` when an answer schema is given. Names, summaries
+/// and argument schemas come from [`gqlnav_tools::navigation_tools`] under `config`.
+pub fn tools(
+    config: &ToolsConfig,
+    inline: bool,
+    slice: bool,
+    answer_schema: Option<&Value>,
+) -> Vec<ToolSpec> {
     let mut v = Vec::new();
     if slice && !inline {
-        v.push(ToolSpec {
-            name: "search_schema".into(),
-            description: "Get a slice of the schema (SDL with paths from the Query root) for what you need; each call adds a larger slice. Pass one short intent in plain words.".into(),
-            parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
-        });
+        v.push(slice_search_spec(config));
     }
     if !inline && !slice {
-        v.push(ToolSpec {
-            name: "search_schema".into(),
-            description: "Find the schema coordinates (Type.field) for what you need, with the path of fields from the Query root. Pass one short intent in plain words.".into(),
-            parameters: schema_of::<SearchRequest>(),
-        });
-        v.push(ToolSpec {
-            name: "introspect".into(),
-            description: "Show the exact SDL of named schema elements (a type, Type.field, an enum value); depth 2 adds the types they reference.".into(),
-            parameters: schema_of::<IntrospectRequest>(),
-        });
-        v.push(ToolSpec {
-            name: "validate".into(),
-            description: "Check a GraphQL operation against the schema without running it; each problem comes with the nearest names and what to introspect.".into(),
-            parameters: schema_of::<OperationRequest>(),
-        });
+        for t in [NavTool::Search, NavTool::Introspect, NavTool::Validate] {
+            v.push(nav_spec(t, config));
+        }
     }
-    v.push(ToolSpec {
-        name: "execute".into(),
-        description: "Run a GraphQL query against the API and return its data (validated first)."
-            .into(),
-        parameters: schema_of::<OperationRequest>(),
-    });
+    v.push(nav_spec(NavTool::Execute, config));
     if let Some(s) = answer_schema {
         v.push(ToolSpec {
-            name: "answer".into(),
+            name: ANSWER_TOOL.into(),
             description: "Give the final answer as JSON matching the schema; this ends the task.".into(),
             parameters: json!({"type": "object", "properties": {"answer": s}, "required": ["answer"]}),
         });

@@ -3,6 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use gqlnav_tools::NavTool;
+
+use crate::chat::Usage;
+
 /// One tool's share of the run.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ToolShare {
@@ -54,6 +58,41 @@ pub struct Receipt {
 }
 
 impl Receipt {
+    /// Count one model call and the usage its provider reported.
+    pub fn add_call(&mut self, usage: &Usage) {
+        self.model_calls += 1;
+        self.prompt_tokens += usage.prompt;
+        self.completion_tokens += usage.completion;
+        self.cache_read_tokens += usage.cache_read;
+    }
+
+    /// Count one tool result of `tokens` (our meter) under the tool's name.
+    pub fn add_tool(&mut self, name: &str, tokens: usize) {
+        let share = self.tools.entry(name.to_string()).or_default();
+        share.calls += 1;
+        share.tokens += tokens;
+    }
+
+    /// Remember a prompt the guard counted (the receipt keeps the largest).
+    pub fn saw_prompt(&mut self, tokens: usize) {
+        self.largest_prompt = self.largest_prompt.max(tokens);
+    }
+
+    /// Close the receipt: the sums over tools, what the model learned of the schema
+    /// (`search_schema` + `introspect` results), the corpus in every call, wall time and
+    /// cost.
+    pub fn close(&mut self, wall_ms: u128, price_in: Option<f64>, price_out: Option<f64>) {
+        self.tool_payload_tokens = self.tools.values().map(|t| t.tokens).sum();
+        self.schema_knowledge_tokens = [NavTool::Search, NavTool::Introspect]
+            .iter()
+            .filter_map(|t| self.tools.get(t.name()))
+            .map(|t| t.tokens)
+            .sum();
+        self.corpus_every_call = self.corpus_tokens * self.model_calls;
+        self.wall_ms = wall_ms;
+        self.price(price_in, price_out);
+    }
+
     /// Price the run: USD per million prompt / completion tokens.
     pub fn price(&mut self, price_in: Option<f64>, price_out: Option<f64>) {
         if price_in.is_some() || price_out.is_some() {

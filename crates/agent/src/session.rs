@@ -10,9 +10,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use gqlnav_corpus::{Rendering, TokenMeter};
-use gqlnav_tools::{
-    cap_text, IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, Toolbox,
-};
+use gqlnav_tools::{cap_text, NavCall, NavTool, ToolError, ToolOutput, Toolbox};
 
 use crate::chat::{action_schema, ChatClient, Message, Role, ToolCall, ToolProtocol, ToolSpec};
 use crate::error::AgentError;
@@ -179,61 +177,41 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Run one tool call (`searches` = search calls before this one).
-    async fn run_tool(&self, name: &str, args: &Value, searches: usize) -> ToolOutput {
-        let slicing = self.opts.slice_budgets.as_ref();
-        fn parse<T: serde::de::DeserializeOwned>(
-            name: &str,
-            args: &Value,
-        ) -> Result<T, ToolOutput> {
-            serde_json::from_value(args.clone()).map_err(|e| {
-                ToolOutput::err(
-                    format!(
-                        "bad arguments for {name}: {e}. Send a JSON object with the tool's fields."
-                    ),
-                    None,
-                )
-            })
-        }
-        let out = match name {
-            "search_schema" if !self.opts.inline => parse::<SearchRequest>(name, args)
-                .and_then(|r| match crate::hints::operation_as_search(&r.query) {
-                    Some(fix) => Err(ToolOutput::err(fix, None)),
-                    None => Ok(r),
-                })
-                .map(|mut r| {
-                    if let Some(b) = slicing {
-                        r.budget_tokens = b.get(searches).or(b.last()).copied();
-                    }
-                    self.tools.search_schema(&r)
-                }),
-            "introspect" if !self.opts.inline && slicing.is_none() => {
-                parse::<IntrospectRequest>(name, args).map(|r| self.tools.introspect(&r))
-            }
-            "validate" if !self.opts.inline && slicing.is_none() => {
-                parse::<OperationRequest>(name, args).map(|r| self.tools.validate(&r))
-            }
-            "execute" => match parse::<OperationRequest>(name, args) {
-                Ok(r) => Ok(self.tools.execute(&r).await),
-                Err(e) => Err(e),
-            },
-            other => Err(ToolOutput::err(
-                format!(
-                    "there is no tool `{other}`; the tools are: {}",
-                    prompt::tools(
-                        self.opts.inline,
-                        slicing.is_some(),
-                        self.opts.answer_schema.as_ref()
-                    )
-                    .iter()
-                    .map(|t| t.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-                ),
-                None,
-            )),
+    /// Run one tool call of the tools offered (`searches` = search calls before this
+    /// one). The tools crate reads the arguments and decides how the tool runs.
+    async fn run_tool(
+        &self,
+        offered: &[ToolSpec],
+        name: &str,
+        args: &Value,
+        searches: usize,
+    ) -> ToolOutput {
+        let tool = NavTool::from_name(name).filter(|_| offered.iter().any(|s| s.name == name));
+        let Some(tool) = tool else {
+            let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
+            let e = ToolError::UnknownTool {
+                name: name.to_string(),
+                offered: names.join(", "),
+            };
+            return ToolOutput::err(e, None);
         };
-        out.unwrap_or_else(|e| e)
+        let call = match NavCall::parse(tool, args.clone()) {
+            Ok(NavCall::Search(mut r)) => {
+                if let Some(fix) = crate::hints::operation_as_search(&r.query) {
+                    return ToolOutput::err(fix, None);
+                }
+                if let Some(b) = &self.opts.slice_budgets {
+                    r.budget_tokens = b.get(searches).or(b.last()).copied();
+                }
+                NavCall::Search(r)
+            }
+            Ok(call) => call,
+            Err(e) => return ToolOutput::err(e, None),
+        };
+        self.tools
+            .run(call)
+            .await
+            .unwrap_or_else(|e| ToolOutput::err(e, None))
     }
 
     /// Run the task to the end.
@@ -258,6 +236,7 @@ impl Session<'_> {
         let meter = TokenMeter::default();
         let sdl = opts.inline.then(|| generation.graph.schema.to_string());
         let specs: Vec<ToolSpec> = prompt::tools(
+            &self.tools.config,
             opts.inline,
             opts.slice_budgets.is_some(),
             opts.answer_schema.as_ref(),
@@ -332,7 +311,7 @@ impl Session<'_> {
             }
             self.guard.count(&texts).await
         };
-        st.receipt.largest_prompt = st.receipt.largest_prompt.max(prompt_tokens);
+        st.receipt.saw_prompt(prompt_tokens);
         if let Err(e) = self
             .guard
             .check(prompt_tokens, self.client.max_tokens as usize)
@@ -358,10 +337,7 @@ impl Session<'_> {
             &mut st.file,
             json!({"turn": turn, "request": body, "response": reply.raw}),
         )?;
-        st.receipt.model_calls += 1;
-        st.receipt.prompt_tokens += reply.usage.prompt;
-        st.receipt.completion_tokens += reply.usage.completion;
-        st.receipt.cache_read_tokens += reply.usage.cache_read;
+        st.receipt.add_call(&reply.usage);
 
         let found = match reply.tool_calls.first() {
             Some(c) => TextCall::Call(c.clone()),
@@ -459,7 +435,7 @@ impl Session<'_> {
         let turn = st.out.turns;
         st.text_only = 0;
         st.out.tool_calls += 1;
-        if call.name == "answer" && opts.answer_schema.is_some() {
+        if call.name == prompt::ANSWER_TOOL && opts.answer_schema.is_some() {
             let v = call
                 .arguments
                 .get("answer")
@@ -467,7 +443,7 @@ impl Session<'_> {
                 .unwrap_or(call.arguments.clone());
             self.record(
                 st,
-                Some("answer".into()),
+                Some(prompt::ANSWER_TOOL.into()),
                 Some(call.arguments.clone()),
                 String::new(),
                 false,
@@ -481,38 +457,7 @@ impl Session<'_> {
             Some(prev) => (format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name), true),
             None => {
                 st.seen.insert(key, turn);
-                let mut o = self.run_tool(&call.name, &call.arguments, st.searches).await;
-                if o.is_error {
-                    if let Some(line) = crate::hints::never_shown(o.structured.as_ref(), &st.shown) {
-                        o.text = format!("{line}\n{}", o.text);
-                    }
-                } else {
-                    st.shown.push_str(&o.text);
-                    st.shown.push('\n');
-                }
-                if call.name == "search_schema" {
-                    st.searches += 1;
-                }
-                if call.name == "execute" {
-                    st.out.last_operation = call
-                        .arguments
-                        .get("operation")
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    if o.is_error {
-                        st.out.executes_failed += 1
-                    } else {
-                        st.out.executes_ok += 1
-                    }
-                }
-                let (text, _) = cap_text(
-                    &o.text,
-                    usize::MAX,
-                    opts.result_tokens,
-                    &st.meter,
-                    "ask for less (a smaller limit or fewer fields)",
-                );
-                (text, o.is_error)
+                self.run_new_call(st, &call).await
             }
         };
         let extra = reply.tool_calls.len().saturating_sub(1);
@@ -530,45 +475,84 @@ impl Session<'_> {
             is_error,
         );
         let tokens = st.out.steps.last().map(|s| s.tokens).unwrap_or(0);
-        let share = st.receipt.tools.entry(call.name.clone()).or_default();
-        share.calls += 1;
-        share.tokens += tokens;
+        st.receipt.add_tool(&call.name, tokens);
         self.transcript(&mut st.file, json!({"turn": turn, "tool": call.name, "arguments": call.arguments, "result": text, "isError": is_error}))?;
-        if reply.tool_calls.is_empty() {
-            st.messages
-                .push(Message::new(Role::Assistant, reply.content.clone()));
-            st.messages.push(Message::new(
-                Role::User,
-                format!("Result of {}:\n{text}", call.name),
-            ));
-        } else {
-            let mut a = Message::new(Role::Assistant, reply.content.clone());
-            a.tool_calls = vec![call.clone()];
-            st.messages.push(a);
-            let mut t = Message::new(Role::Tool, text);
-            t.tool_call_id = Some(call.id.clone());
-            t.name = Some(call.name.clone());
-            st.messages.push(t);
-        }
+        hand_back(st, reply, &call, text);
         Ok(None)
+    }
+
+    /// Run a call not made before: its result (with a hint when it names what no tool
+    /// has shown), the counts it moves, capped to the result budget.
+    async fn run_new_call(&mut self, st: &mut RunState, call: &ToolCall) -> (String, bool) {
+        let mut o = self
+            .run_tool(&st.specs, &call.name, &call.arguments, st.searches)
+            .await;
+        if o.is_error {
+            if let Some(line) = crate::hints::never_shown(o.structured.as_ref(), &st.shown) {
+                o.text = format!("{line}\n{}", o.text);
+            }
+        } else {
+            st.shown.push_str(&o.text);
+            st.shown.push('\n');
+        }
+        if call.name == NavTool::Search.name() {
+            st.searches += 1;
+        }
+        if call.name == NavTool::Execute.name() {
+            st.out.last_operation = call
+                .arguments
+                .get("operation")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if o.is_error {
+                st.out.executes_failed += 1
+            } else {
+                st.out.executes_ok += 1
+            }
+        }
+        let (text, _) = cap_text(
+            &o.text,
+            usize::MAX,
+            self.opts.result_tokens,
+            &st.meter,
+            "ask for less (a smaller limit or fewer fields)",
+        );
+        (text, o.is_error)
     }
 
     /// Close the receipt: sums, the whole-schema contrast per call, wall time, cost.
     fn finish(&self, st: RunState, stop: Stop) -> Outcome {
         let mut receipt = st.receipt;
-        receipt.tool_payload_tokens = receipt.tools.values().map(|t| t.tokens).sum();
-        receipt.schema_knowledge_tokens = ["search_schema", "introspect"]
-            .iter()
-            .filter_map(|n| receipt.tools.get(*n))
-            .map(|t| t.tokens)
-            .sum();
-        receipt.corpus_every_call = receipt.corpus_tokens * receipt.model_calls;
-        receipt.wall_ms = st.t0.elapsed().as_millis();
-        receipt.price(self.opts.price_in, self.opts.price_out);
+        receipt.close(
+            st.t0.elapsed().as_millis(),
+            self.opts.price_in,
+            self.opts.price_out,
+        );
         let mut out = st.out;
         out.stop = stop;
         out.receipt = receipt;
         out
+    }
+}
+
+/// Hand a tool's result back to the model: as a user message after the reply when the
+/// call was written in text, or as a tool message answering the structured call.
+fn hand_back(st: &mut RunState, reply: &crate::chat::Reply, call: &ToolCall, text: String) {
+    if reply.tool_calls.is_empty() {
+        st.messages
+            .push(Message::new(Role::Assistant, reply.content.clone()));
+        st.messages.push(Message::new(
+            Role::User,
+            format!("Result of {}:\n{text}", call.name),
+        ));
+    } else {
+        let mut a = Message::new(Role::Assistant, reply.content.clone());
+        a.tool_calls = vec![call.clone()];
+        st.messages.push(a);
+        let mut t = Message::new(Role::Tool, text);
+        t.tool_call_id = Some(call.id.clone());
+        t.name = Some(call.name.clone());
+        st.messages.push(t);
     }
 }
 

@@ -245,7 +245,7 @@ impl Session<'_> {
                     .fallback(task, "no ranked field leads to a query root field")
                     .await
             }
-            Err(e) => return self.fallback(task, &e).await,
+            Err(e) => return self.fallback(task, &e.to_string()).await,
         };
         let mut st = self.typed_start(task, set, typed).await?;
         let stop = loop {
@@ -254,10 +254,11 @@ impl Session<'_> {
             }
         };
         let mut receipt = st.receipt;
-        receipt.tool_payload_tokens = receipt.tools.values().map(|t| t.tokens).sum();
-        receipt.corpus_every_call = receipt.corpus_tokens * receipt.model_calls;
-        receipt.wall_ms = st.t0.elapsed().as_millis();
-        receipt.price(self.opts.price_in, self.opts.price_out);
+        receipt.close(
+            st.t0.elapsed().as_millis(),
+            self.opts.price_in,
+            self.opts.price_out,
+        );
         let mut out = st.out;
         out.stop = stop;
         out.receipt = receipt;
@@ -406,7 +407,7 @@ impl Session<'_> {
         };
         let texts: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
         let prompt_tokens = self.guard.count(&texts).await;
-        st.receipt.largest_prompt = st.receipt.largest_prompt.max(prompt_tokens);
+        st.receipt.saw_prompt(prompt_tokens);
         self.guard
             .check(prompt_tokens, self.client.max_tokens as usize)?;
         let body = self
@@ -426,10 +427,7 @@ impl Session<'_> {
             st,
             json!({"turn": turn, "request": body, "response": reply.raw}),
         )?;
-        st.receipt.model_calls += 1;
-        st.receipt.prompt_tokens += reply.usage.prompt;
-        st.receipt.completion_tokens += reply.usage.completion;
-        st.receipt.cache_read_tokens += reply.usage.cache_read;
+        st.receipt.add_call(&reply.usage);
         let content = match reply.tool_calls.first() {
             Some(c) => json!({"action": c.name, "arguments": c.arguments}).to_string(),
             None => reply.content.clone(),
@@ -500,9 +498,7 @@ impl Session<'_> {
             is_error,
         );
         let tokens = st.out.steps.last().map(|s| s.tokens).unwrap_or(0);
-        let share = st.receipt.tools.entry(name.clone()).or_default();
-        share.calls += 1;
-        share.tokens += tokens;
+        st.receipt.add_tool(&name, tokens);
         self.typed_log(st, json!({"turn": turn, "tool": name, "arguments": action, "result": text, "isError": is_error}))?;
         let follow = if is_error {
             "Fix the call and try again."
@@ -527,7 +523,7 @@ impl Session<'_> {
             Err(e) => {
                 let gone = drop_failing(&mut st.set, &generation.graph.schema, &call);
                 let text = if gone.is_empty() {
-                    e
+                    e.to_string()
                 } else {
                     format!("{e}\n(no longer offered: {})", gone.join(", "))
                 };

@@ -250,7 +250,7 @@ pub fn typed_reach(
     let set = match tools.typed_tools(&q.prompt, opts) {
         Ok(s) => s,
         Err(e) => {
-            row.error = Some(e);
+            row.error = Some(e.to_string());
             return row;
         }
     };
@@ -275,6 +275,7 @@ pub fn typed_reach(
     };
     let result = set
         .operation(mock.schema(), &call)
+        .map_err(|e| e.to_string())
         .and_then(|(text, vars)| {
             let out = mock.execute(&gqlnav_mock::Request {
                 query: text.clone(),

@@ -13,7 +13,7 @@ use clap::Args;
 use gqlnav_corpus::TokenMeter;
 use gqlnav_schema::SchemaGraph;
 use gqlnav_serve::{LaunchOptions, ServeConfig};
-use gqlnav_tools::{BackendFactory, MutationPolicy};
+use gqlnav_tools::{BackendFactory, MutationPolicy, ToolError};
 
 use crate::backends::BackendArgs;
 
@@ -151,13 +151,16 @@ pub fn backend_factory(
     if let Some(dir) = index_dir {
         return Ok(Arc::new(
             move |graph: Arc<SchemaGraph>, _meter: &TokenMeter| {
-                crate::cmd_index::load(&dir, &backend, graph).map_err(|e| format!("{e:#}"))
+                crate::cmd_index::load(&dir, &backend, graph)
+                    .map_err(|e| ToolError::Index(format!("{e:#}")))
             },
         ));
     }
     Ok(gqlnav_tools::in_memory_factory(move |ctx| {
-        let mut b = backend.build(&spec).map_err(|e| format!("{e:#}"))?;
-        b.index(ctx).map_err(|e| e.to_string())?;
+        let mut b = backend
+            .build(&spec)
+            .map_err(|e| ToolError::Index(format!("{e:#}")))?;
+        b.index(ctx).map_err(|e| ToolError::Index(e.to_string()))?;
         Ok(Arc::from(b))
     }))
 }

@@ -1,22 +1,26 @@
-//! The MCP server (rmcp): four navigation tools over stdio or streamable HTTP, plus
-//! `search_docs` when documentation is served and the compiled tools when asked for.
+//! The MCP server (rmcp): the navigation tools of the tools crate's one list
+//! ([`gqlnav_tools::navigation_tools`]) over stdio or streamable HTTP, plus `search_docs`
+//! when documentation is served and the compiled tools when asked for. Every route is
+//! built at start from a spec; the navigation tools run through
+//! [`Toolbox::run`](gqlnav_tools::Toolbox::run), which decides what goes to the blocking
+//! pool.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock as Content, Implementation, ServerCapabilities,
     ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
+use rmcp::{tool_handler, ErrorData, ServerHandler};
 
 use gqlnav_tools::{
-    CompiledTool, IntrospectRequest, OperationRequest, SearchRequest, ToolOutput, ToolSet, Toolbox,
+    navigation_tools, CompiledTool, NavTool, OperationRequest, ToolDef, ToolError, ToolOutput,
+    ToolSet,
 };
 
 use crate::error::ServeError;
@@ -39,15 +43,15 @@ fn to_result(out: ToolOutput) -> CallToolResult {
     r
 }
 
-const SEARCH_DESC: &str = "Find the schema coordinates (Type.field) that answer a question about this GraphQL API. Returns ranked coordinates with kind, score (0-1, relative to the best hit), a one-line definition and the path of fields from the Query root. Pass one short intent in plain words; call again with other words for other parts of a task. Then introspect the coordinates you will use. For a first look at a whole task, pass budgetTokens (e.g. 4000): the answer is then one valid SDL slice with the paths from the Query root, the arguments and the fields the task most likely needs. Defaults: limit 10 (max 50), no budget, first page.";
-const INTROSPECT_DESC: &str = "Show the SDL of exactly the schema elements named: a type's definition, a field with its arguments, an enum value, a directive. depth 2 also shows the types they reference, one compact line each (unions, enums and input types first; fields with arguments as `f(…)`), within 800 tokens; the types left out are named (depth 1 by default, max 3). An unknown name is an error that lists the nearest existing coordinates.";
-const VALIDATE_DESC: &str = "Check a GraphQL operation against the schema without running it. Each problem comes back on one line with the location, the closest existing coordinates and the types to introspect. Also says whether execute would accept it (queries only unless mutations are enabled locally).";
-const DOCS_DESC: &str = "Search the API's documentation (prose: what a field means, limits, examples, guides). Returns ranked sections, each with its link (url#anchor), heading path and text. Use it when the schema's descriptions do not say enough. Defaults: limit 5 (max 20), budgetTokens 2000 (the sections shown stop before the one that would pass it).";
+/// Sections one `search_docs` call returns when the call does not say.
+const DOCS_DEFAULT_LIMIT: usize = 5;
 /// Most sections one `search_docs` call returns.
 const DOCS_MAX_LIMIT: usize = 20;
 /// `search_docs`'s default token budget: about two screens of prose, a tenth of a
 /// 20k-token tool allowance.
 const DOCS_DEFAULT_BUDGET: usize = 2000;
+/// The documentation tool's name (served with `--docs`).
+const DOCS_TOOL: &str = "search_docs";
 
 /// Arguments of `search_docs`.
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
@@ -55,25 +59,68 @@ const DOCS_DEFAULT_BUDGET: usize = 2000;
 pub struct DocsRequest {
     /// What to look up, in plain words.
     pub query: String,
-    /// Most sections (default 5, max 20).
+    /// Most sections (the default and the most are in the tool's schema).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// Stop before the section that would take the answer over this many tokens
-    /// (default 2000).
+    /// Stop before the section that would take the answer over this many tokens.
     #[serde(default)]
     pub budget_tokens: Option<usize>,
 }
 
-const EXECUTE_DESC: &str = "Run a GraphQL operation against the API and return its data. It is validated first. Queries only: mutations are refused unless the server's local config allows them; subscriptions are refused. GraphQL errors come back as an error result with any partial data. Large responses are cut with a visible marker.";
+/// `search_docs`'s description and argument schema, the limits read from the constants.
+fn docs_tool() -> Tool {
+    let description = format!("Search the API's documentation (prose: what a field means, limits, examples, guides). Returns ranked sections, each with its link (url#anchor), heading path and text. Use it when the schema's descriptions do not say enough. Defaults: limit {DOCS_DEFAULT_LIMIT} (max {DOCS_MAX_LIMIT}), budgetTokens {DOCS_DEFAULT_BUDGET} (the sections shown stop before the one that would pass it).");
+    let mut schema = rmcp::handler::server::tool::schema_for_input::<DocsRequest>()
+        .map(|s| s.as_ref().clone())
+        .unwrap_or_default();
+    if let Some(serde_json::Value::Object(props)) = schema.get_mut("properties") {
+        if let Some(serde_json::Value::Object(l)) = props.get_mut("limit") {
+            l.insert(
+                "description".into(),
+                format!("Most sections (default {DOCS_DEFAULT_LIMIT}, max {DOCS_MAX_LIMIT}).")
+                    .into(),
+            );
+        }
+        if let Some(serde_json::Value::Object(b)) = props.get_mut("budgetTokens") {
+            b.insert(
+                "description".into(),
+                format!("Stop before the section that would take the answer over this many tokens (default {DOCS_DEFAULT_BUDGET}).").into(),
+            );
+        }
+    }
+    let annotations = serde_json::json!({
+        "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false
+    });
+    tool_attr(DOCS_TOOL, description, schema, annotations)
+}
 
-#[tool_router]
+/// An MCP tool spec.
+fn tool_attr(
+    name: &str,
+    description: String,
+    schema: serde_json::Map<String, serde_json::Value>,
+    annotations: serde_json::Value,
+) -> Tool {
+    let annotations: ToolAnnotations = serde_json::from_value(annotations).unwrap_or_default();
+    Tool::new(name.to_string(), description, Arc::new(schema)).with_annotations(annotations)
+}
+
+/// A tool result that is an error with this text.
+fn error_result(text: impl ToString) -> CallToolResult {
+    CallToolResult::error(vec![Content::text(text.to_string())])
+}
+
 impl GqlnavMcp {
-    /// A handler over shared state: the four navigation tools, and the compiled tools
-    /// when the state has them.
+    /// A handler over shared state: the navigation tools (from the tools crate's one
+    /// list, under the toolbox's config), `search_docs` when documentation is served, and
+    /// the compiled tools when the state has them.
     pub fn new(state: Arc<AppState>) -> Self {
-        let mut tool_router = Self::tool_router();
-        if state.docs.is_none() {
-            tool_router.remove_route("search_docs");
+        let mut tool_router = ToolRouter::new();
+        for def in navigation_tools(&state.tools.config) {
+            tool_router.add_route(navigation_route(def));
+        }
+        if state.docs.is_some() {
+            tool_router.add_route(docs_route());
         }
         if let Some(set) = &state.compiled {
             for t in &set.tools {
@@ -83,66 +130,79 @@ impl GqlnavMcp {
         GqlnavMcp { state, tool_router }
     }
 
-    #[tool(name = "search_schema", description = SEARCH_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
-    async fn search_schema(
-        &self,
-        Parameters(p): Parameters<SearchRequest>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.blocking(move |t| t.search_schema(&p)).await
+    /// The tools this handler lists, sorted by name (what `tools/list` answers).
+    pub fn tools(&self) -> Vec<Tool> {
+        self.tool_router.list_all()
     }
 
-    #[tool(name = "introspect", description = INTROSPECT_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
-    async fn introspect(
+    /// Run one navigation tool; the tools crate reads the arguments and decides how it
+    /// runs (the CPU-bound ones on the blocking pool).
+    async fn call_navigation(
         &self,
-        Parameters(p): Parameters<IntrospectRequest>,
+        name: &str,
+        args: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.blocking(move |t| t.introspect(&p)).await
+        let args = serde_json::Value::Object(args.unwrap_or_default());
+        match self.state.tools.call(name, args).await {
+            Ok(out) => Ok(to_result(out)),
+            Err(ToolError::Aborted(e)) => Err(ErrorData::internal_error(e, None)),
+            Err(e) => Ok(error_result(e)),
+        }
     }
 
-    #[tool(name = "validate", description = VALIDATE_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
-    async fn validate(
+    /// Run `search_docs` on the blocking pool.
+    async fn call_docs(
         &self,
-        Parameters(p): Parameters<OperationRequest>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.blocking(move |t| t.validate(&p)).await
-    }
-
-    #[tool(name = "search_docs", description = DOCS_DESC, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
-    async fn search_docs(
-        &self,
-        Parameters(p): Parameters<DocsRequest>,
+        args: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<CallToolResult, ErrorData> {
         let Some(docs) = self.state.docs.clone() else {
-            return Ok(CallToolResult::error(vec![Content::text(
+            return Ok(error_result(
                 "no documentation is served: start the server with --docs DIR|URL",
-            )]));
+            ));
+        };
+        let args = serde_json::Value::Object(args.unwrap_or_default());
+        let p: DocsRequest = match serde_json::from_value(args) {
+            Ok(p) => p,
+            Err(e) => {
+                return Ok(error_result(format!(
+                    "bad arguments for {DOCS_TOOL}: {e}. Send a JSON object with the tool's fields."
+                )))
+            }
         };
         tokio::task::spawn_blocking(move || docs_result(&docs, &p))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
-
-    #[tool(name = "execute", description = EXECUTE_DESC, annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true))]
-    async fn execute(
-        &self,
-        Parameters(p): Parameters<OperationRequest>,
-    ) -> Result<CallToolResult, ErrorData> {
-        Ok(to_result(self.state.tools.execute(&p).await))
-    }
 }
 
-impl GqlnavMcp {
-    /// Run a CPU-bound tool off the async reactor.
-    async fn blocking(
-        &self,
-        f: impl FnOnce(&Toolbox) -> ToolOutput + Send + 'static,
-    ) -> Result<CallToolResult, ErrorData> {
-        let tools = self.state.tools.clone();
-        tokio::task::spawn_blocking(move || f(&tools))
-            .await
-            .map(to_result)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
-    }
+/// The MCP route of one navigation tool, its spec rendered from the tools crate's list.
+fn navigation_route(def: ToolDef) -> ToolRoute<GqlnavMcp> {
+    let attr = tool_attr(def.name, def.description, def.input_schema, def.annotations);
+    ToolRoute::new_dyn(
+        attr,
+        |ctx: ToolCallContext<'_, GqlnavMcp>| -> CallFuture<'_> {
+            Box::pin(async move {
+                let result = ctx
+                    .service
+                    .call_navigation(&ctx.name, ctx.arguments)
+                    .await?;
+                Ok(CallToolResponse::from(result))
+            })
+        },
+    )
+}
+
+/// The MCP route of `search_docs`.
+fn docs_route() -> ToolRoute<GqlnavMcp> {
+    ToolRoute::new_dyn(
+        docs_tool(),
+        |ctx: ToolCallContext<'_, GqlnavMcp>| -> CallFuture<'_> {
+            Box::pin(async move {
+                let result = ctx.service.call_docs(ctx.arguments).await?;
+                Ok(CallToolResponse::from(result))
+            })
+        },
+    )
 }
 
 /// Run one docs search and render it: one block per section (link, heading path, tokens,
@@ -153,7 +213,10 @@ fn docs_result(docs: &gqlnav_docs::LiveDocs, p: &DocsRequest) -> CallToolResult 
             "`query` is empty: say what to look up in plain words",
         )]);
     }
-    let limit = p.limit.unwrap_or(5).clamp(1, DOCS_MAX_LIMIT);
+    let limit = p
+        .limit
+        .unwrap_or(DOCS_DEFAULT_LIMIT)
+        .clamp(1, DOCS_MAX_LIMIT);
     let budget = p.budget_tokens.unwrap_or(DOCS_DEFAULT_BUDGET).max(1);
     let r = match docs.search(&p.query, limit, Some(budget)) {
         Ok(r) => r,
@@ -212,10 +275,12 @@ fn compiled_route(set: &ToolSet, t: &CompiledTool) -> ToolRoute<GqlnavMcp> {
         serde_json::Value::Object(m) => m,
         _ => Default::default(),
     };
-    let annotations: ToolAnnotations =
-        serde_json::from_value(ToolSet::annotations(t)).unwrap_or_default();
-    let attr = Tool::new(t.name.clone(), t.description.clone(), Arc::new(schema))
-        .with_annotations(annotations);
+    let attr = tool_attr(
+        &t.name,
+        t.description.clone(),
+        schema,
+        ToolSet::annotations(t),
+    );
     ToolRoute::new_dyn(
         attr,
         |ctx: ToolCallContext<'_, GqlnavMcp>| -> CallFuture<'_> {
@@ -285,15 +350,19 @@ impl ServerHandler for GqlnavMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("gqlnav", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Tools over the GraphQL schema {} ({} fields). Loop: search_schema (find coordinates) -> introspect (exact definitions) -> validate (check your operation) -> execute (run it{}).{}{}",
+                "Tools over the GraphQL schema {} ({} fields). Loop: {} (find coordinates) -> {} (exact definitions) -> {} (check your operation) -> {} (run it{}).{}{}",
                 generation.graph.source,
                 generation.graph.field_count(),
+                NavTool::Search.name(),
+                NavTool::Introspect.name(),
+                NavTool::Validate.name(),
+                NavTool::Execute.name(),
                 if self.state.config.tools.endpoint.is_some() { "" } else { "; no upstream is configured, so execute is unavailable" },
                 match &self.state.compiled {
                     Some(set) if !set.tools.is_empty() => format!(" {} typed tools compiled from root fields run one root field each with its default fields (or the paths you pass in `fields`).", set.tools.len()),
                     _ => String::new(),
                 },
-                if self.state.docs.is_some() { " search_docs searches the API's documentation for what the schema does not say." } else { "" }
+                if self.state.docs.is_some() { format!(" {DOCS_TOOL} searches the API's documentation for what the schema does not say.") } else { String::new() }
             ))
     }
 }

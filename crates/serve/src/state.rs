@@ -8,17 +8,13 @@ use apollo_compiler::Schema;
 use gqlnav_docs::LiveDocs;
 use gqlnav_tools::{
     compile, root_fields_by_reach, CompileOptions, Generation, MutationAllow, MutationPolicy,
-    ToolSet, Toolbox,
+    NavTool, ToolSet, Toolbox,
 };
 
 use crate::graphql::Introspection;
 
 use crate::config::{CompiledTools, ServeConfig};
 use crate::error::ServeError;
-
-/// Names the navigation tools use; a compiled tool with one of them is served as
-/// `query_NAME`.
-const NAVIGATION_TOOLS: [&str; 4] = ["search_schema", "introspect", "validate", "execute"];
 
 /// State shared by every transport.
 pub struct AppState {
@@ -117,7 +113,8 @@ fn compile_for(tools: &Toolbox, config: &ServeConfig) -> Result<Option<ToolSet>,
         },
     )?;
     for t in &mut set.tools {
-        if NAVIGATION_TOOLS.contains(&t.name.as_str()) {
+        // A compiled tool named like a navigation tool is served as `query_NAME`.
+        if NavTool::from_name(&t.name).is_some() {
             t.name = format!("query_{}", t.name);
         }
     }

@@ -21,9 +21,9 @@ pub struct IntrospectRequest {
     /// A single type name (shorthand for coordinates: [type]). Default: none.
     #[serde(default, rename = "type")]
     pub type_name: Option<String>,
-    /// 1 = exactly what was asked; 2 = also the types it references; at most 3. Default 1.
+    /// 1 = exactly what was asked; 2 = also the types it references; at most
+    /// [`MAX_INTROSPECT_DEPTH`]. Default 1.
     #[serde(default = "one")]
-    #[schemars(range(min = 1, max = 3))]
     pub depth: u32,
 }
 
@@ -348,9 +348,9 @@ impl Toolbox {
         let coordinates = a.all_coordinates();
         if coordinates.is_empty() {
             return ToolOutput::err(
-            "Give `coordinates` (e.g. [\"Repository.pullRequests\"]) or `type` (e.g. \"Repository\").".into(),
-            None,
-        );
+                "Give `coordinates` (e.g. [\"Repository.pullRequests\"]) or `type` (e.g. \"Repository\").",
+                None,
+            );
         }
         if coordinates.len() > MAX_INTROSPECT_COORDINATES {
             return ToolOutput::err(
@@ -362,109 +362,29 @@ impl Toolbox {
             );
         }
         let depth = (a.depth as usize).clamp(1, MAX_INTROSPECT_DEPTH);
-        let mut unknown: Vec<(String, String, Vec<String>)> = Vec::new();
-        let mut resolved = Vec::new();
-        for raw in &coordinates {
-            match graph.resolve_str(raw) {
-                Ok((c, _)) => resolved.push(c),
-                Err(gqlnav_schema::SchemaError::UnknownCoordinate { .. }) => {
-                    unknown.push((
-                        raw.clone(),
-                        "not in this schema".into(),
-                        suggest(graph, raw, 3),
-                    ));
-                }
-                Err(e) => unknown.push((raw.clone(), e.to_string(), Vec::new())),
-            }
-        }
-        if !unknown.is_empty() {
-            let mut text = String::new();
-            for (c, why, s) in &unknown {
-                text.push_str(&format!("Unknown coordinate `{c}` ({why})."));
-                if s.is_empty() {
-                    text.push_str(" No close names; use search_schema to find it by meaning.\n");
-                } else {
-                    text.push_str(&format!(" Did you mean: {}?\n", s.join(", ")));
-                }
-            }
-            text.push_str("Call introspect again with an existing coordinate.");
-            let structured = json!({"unknown": unknown.iter().map(|(c, why, s)| json!({"coordinate": c, "reason": why, "suggestions": s})).collect::<Vec<_>>()});
-            return ToolOutput::err(text, Some(structured));
-        }
-        let mut seen_types: HashSet<String> = HashSet::new();
-        let mut blocks: Vec<String> = Vec::new();
-        let mut frontier: Vec<String> = Vec::new();
-        let mut type_blocks: Vec<(usize, String)> = Vec::new();
-        for c in &resolved {
-            if let Coordinate::Type(t) = c {
-                if !seen_types.insert(t.clone()) {
-                    continue;
-                }
-                type_blocks.push((blocks.len(), t.clone()));
-            }
-            let (text, refs) = coordinate_sdl(graph, c);
-            blocks.push(text);
-            frontier.extend(refs);
-        }
-        // Over the answer's cap with descriptions: the types asked for lose their
-        // descriptions (every member and signature stays), so the last ones asked for
-        // are not cut off.
-        let mut bare = 0usize;
-        if !type_blocks.is_empty()
-            && self.meter.count(&blocks.join("\n")) > self.config.policy.max_result_tokens
-        {
-            for (i, t) in &type_blocks {
-                if let Some(b) = bare_type_sdl(graph, t) {
-                    blocks[*i] = b;
-                    bare += 1;
-                }
-            }
-            blocks.insert(
-                0,
-                format!(
-                    "# descriptions left out of the {bare} types asked for (with them the answer is over its {}-token cap); introspect `Type.field` for one field with its description.\n",
-                    self.config.policy.max_result_tokens
-                ),
-            );
-        }
-        // depth ≥ 2: the referenced types, compactly, under the expansion cap.
-        let mut added: Vec<String> = Vec::new();
-        let mut left_out: Vec<String> = Vec::new();
-        let mut spent = 0usize;
-        for _ in 1..depth {
-            let mut level: Vec<String> = frontier
-                .drain(..)
-                .filter(|t| !is_builtin_type(graph, t) && seen_types.insert(t.clone()))
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            level.sort_by_key(|t| expansion_rank(graph, t));
-            let mut next = Vec::new();
-            for t in level {
-                let Some(line) = compact_type(graph, &t) else {
-                    continue;
-                };
-                let cost = self.meter.count(&line) + 1;
-                if spent + cost > INTROSPECT_EXPANSION_TOKENS {
-                    left_out.push(t);
-                    continue;
-                }
-                spent += cost;
-                added.push(line);
-                referenced_types(graph, &t, &mut next);
-            }
-            frontier = next;
-        }
-        if !added.is_empty() {
+        let resolved = match resolve_all(graph, &coordinates) {
+            Ok(r) => r,
+            Err(out) => return out,
+        };
+        let mut asked = self.asked_blocks(graph, &resolved);
+        let expansion = expand_referenced(
+            graph,
+            &self.meter,
+            std::mem::take(&mut asked.frontier),
+            &mut asked.seen_types,
+            depth,
+        );
+        let mut blocks = asked.blocks;
+        if !expansion.added.is_empty() {
             blocks.push(format!(
                 "# referenced types (compact)\n{}\n",
-                added.join("\n")
+                expansion.added.join("\n")
             ));
         }
-        if !left_out.is_empty() {
+        if !expansion.left_out.is_empty() {
             blocks.push(format!(
                 "# not shown (over the {INTROSPECT_EXPANSION_TOKENS}-token cap for referenced types): {}. Introspect them by name.\n",
-                left_out.join(", ")
+                expansion.left_out.join(", ")
             ));
         }
         let full = blocks.join("\n");
@@ -481,9 +401,140 @@ impl Toolbox {
                 "coordinates": resolved.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
                 "depth": depth,
                 "truncated": cut,
-                "notShown": left_out,
-                "descriptionsLeftOut": bare > 0,
+                "notShown": expansion.left_out,
+                "descriptionsLeftOut": asked.bare > 0,
             })),
         )
     }
+
+    /// The SDL of the coordinates asked for, one block each (a type once). Over the
+    /// answer's cap with descriptions, the types asked for lose their descriptions (every
+    /// member and signature stays), so the last ones asked for are not cut off.
+    fn asked_blocks(&self, graph: &SchemaGraph, resolved: &[Coordinate]) -> Asked {
+        let mut asked = Asked::default();
+        let mut type_blocks: Vec<(usize, String)> = Vec::new();
+        for c in resolved {
+            if let Coordinate::Type(t) = c {
+                if !asked.seen_types.insert(t.clone()) {
+                    continue;
+                }
+                type_blocks.push((asked.blocks.len(), t.clone()));
+            }
+            let (text, refs) = coordinate_sdl(graph, c);
+            asked.blocks.push(text);
+            asked.frontier.extend(refs);
+        }
+        let cap = self.config.policy.max_result_tokens;
+        if type_blocks.is_empty() || self.meter.count(&asked.blocks.join("\n")) <= cap {
+            return asked;
+        }
+        for (i, t) in &type_blocks {
+            if let Some(b) = bare_type_sdl(graph, t) {
+                asked.blocks[*i] = b;
+                asked.bare += 1;
+            }
+        }
+        asked.blocks.insert(
+            0,
+            format!(
+                "# descriptions left out of the {} types asked for (with them the answer is over its {cap}-token cap); introspect `Type.field` for one field with its description.\n",
+                asked.bare
+            ),
+        );
+        asked
+    }
+}
+
+/// The blocks of the coordinates asked for, and what they reference.
+#[derive(Default)]
+struct Asked {
+    blocks: Vec<String>,
+    /// Types already shown (asked for or added).
+    seen_types: HashSet<String>,
+    /// Types the blocks reference (the first level of expansion).
+    frontier: Vec<String>,
+    /// Types shown without their descriptions.
+    bare: usize,
+}
+
+/// Every coordinate resolved, or the error answer that lists each unknown one with the
+/// nearest existing names.
+fn resolve_all(graph: &SchemaGraph, coordinates: &[String]) -> Result<Vec<Coordinate>, ToolOutput> {
+    let mut unknown: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut resolved = Vec::new();
+    for raw in coordinates {
+        match graph.resolve_str(raw) {
+            Ok((c, _)) => resolved.push(c),
+            Err(gqlnav_schema::SchemaError::UnknownCoordinate { .. }) => {
+                unknown.push((
+                    raw.clone(),
+                    "not in this schema".into(),
+                    suggest(graph, raw, 3),
+                ));
+            }
+            Err(e) => unknown.push((raw.clone(), e.to_string(), Vec::new())),
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(resolved);
+    }
+    let mut text = String::new();
+    for (c, why, s) in &unknown {
+        text.push_str(&format!("Unknown coordinate `{c}` ({why})."));
+        if s.is_empty() {
+            text.push_str(" No close names; use search_schema to find it by meaning.\n");
+        } else {
+            text.push_str(&format!(" Did you mean: {}?\n", s.join(", ")));
+        }
+    }
+    text.push_str("Call introspect again with an existing coordinate.");
+    let structured = json!({"unknown": unknown.iter().map(|(c, why, s)| json!({"coordinate": c, "reason": why, "suggestions": s})).collect::<Vec<_>>()});
+    Err(ToolOutput::err(text, Some(structured)))
+}
+
+/// The types added by depth ≥ 2, and those over the expansion cap.
+struct Expansion {
+    /// One compact line per type added.
+    added: Vec<String>,
+    /// Types named but not shown.
+    left_out: Vec<String>,
+}
+
+/// Depth ≥ 2: the referenced types, level by level, one compact line each (unions,
+/// enums and input types first) under [`INTROSPECT_EXPANSION_TOKENS`].
+fn expand_referenced(
+    graph: &SchemaGraph,
+    meter: &gqlnav_corpus::TokenMeter,
+    mut frontier: Vec<String>,
+    seen_types: &mut HashSet<String>,
+    depth: usize,
+) -> Expansion {
+    let mut added: Vec<String> = Vec::new();
+    let mut left_out: Vec<String> = Vec::new();
+    let mut spent = 0usize;
+    for _ in 1..depth {
+        let mut level: Vec<String> = frontier
+            .drain(..)
+            .filter(|t| !is_builtin_type(graph, t) && seen_types.insert(t.clone()))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        level.sort_by_key(|t| expansion_rank(graph, t));
+        let mut next = Vec::new();
+        for t in level {
+            let Some(line) = compact_type(graph, &t) else {
+                continue;
+            };
+            let cost = meter.count(&line) + 1;
+            if spent + cost > INTROSPECT_EXPANSION_TOKENS {
+                left_out.push(t);
+                continue;
+            }
+            spent += cost;
+            added.push(line);
+            referenced_types(graph, &t, &mut next);
+        }
+        frontier = next;
+    }
+    Expansion { added, left_out }
 }

@@ -19,8 +19,10 @@
 //! ```
 
 mod around;
+mod catalog;
 mod compile;
 mod cost;
+mod error;
 mod execute;
 mod introspect;
 mod output;
@@ -31,21 +33,24 @@ mod typed;
 mod util;
 mod validate;
 
+pub use catalog::{navigation_tools, NavCall, NavTool, ToolDef};
 pub use compile::{
     compile, root_fields_by_reach, CompileError, CompileOptions, CompiledTool, FieldPathError,
     MutationAllow, NullableMode, RefMode, SelectionLimits, Skipped, ToolFormat, ToolSet,
     DEFAULT_MAX_TOOLS,
 };
 pub use cost::{check_cost, Cost, CostError, CostLimits};
+pub use error::ToolError;
 pub use execute::UpstreamError;
 pub use introspect::{
     suggest, IntrospectRequest, INTROSPECT_EXPANSION_TOKENS, MAX_INTROSPECT_COORDINATES,
     MAX_INTROSPECT_DEPTH,
 };
 pub use output::ToolOutput;
-pub use policy::{ExecPolicy, MutationPolicy, ToolsConfig};
+pub use policy::{ExecPolicy, MutationPolicy, ToolsConfig, MAX_SEARCH_LIMIT};
 pub use search::{
-    check_query, short_definition, SearchItem, SearchPage, SearchRequest, MAX_QUERY_BYTES,
+    check_query, short_definition, SearchItem, SearchPage, SearchRequest, DEFAULT_SEARCH_LIMIT,
+    FIRST_LOOK_BUDGET_TOKENS, MAX_QUERY_BYTES,
 };
 pub use toolbox::{
     default_backend_factory, default_context, in_memory_factory, BackendFactory, Generation,

@@ -29,9 +29,9 @@ impl ToolOutput {
     }
 
     /// An error result.
-    pub fn err(text: String, structured: Option<Value>) -> Self {
+    pub fn err(text: impl ToString, structured: Option<Value>) -> Self {
         ToolOutput {
-            text,
+            text: text.to_string(),
             structured,
             is_error: true,
             tokens: 0,

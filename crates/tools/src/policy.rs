@@ -5,6 +5,10 @@ use std::time::Duration;
 
 use crate::cost::CostLimits;
 
+/// The largest `limit` a `search_schema` call may ask for, by default
+/// ([`ToolsConfig::max_limit`]).
+pub const MAX_SEARCH_LIMIT: usize = 50;
+
 /// Which mutations `execute` may send upstream. Default: none.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum MutationPolicy {
@@ -119,7 +123,7 @@ impl Default for ToolsConfig {
             headers: Vec::new(),
             policy: ExecPolicy::default(),
             paths_per_hit: 2,
-            max_limit: 50,
+            max_limit: MAX_SEARCH_LIMIT,
             // Chosen left-one-API-out on github, linear and singapore (2026-12-03,
             // docs/archive/history.md; tools bench, page policy, 0 / 4 / 3 / 2 / 1): every
             // fold's left-out API rises at 1, and the dev set goes 23.1% -> 38.0% shown in

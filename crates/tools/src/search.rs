@@ -6,6 +6,7 @@ use gqlnav_search::{page_folded, Fold, PageRequest, Query, Slot};
 use serde_json::json;
 
 use crate::around::{entry_points, link_fields, return_fields};
+use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::toolbox::{Generation, Toolbox};
 use crate::util::{make_cursor, read_cursor};
@@ -66,13 +67,15 @@ pub fn short_definition(e: &Entry) -> String {
 pub struct SearchRequest {
     /// What you need, in plain words: one intent per call, e.g. "who reviewed a pull request".
     pub query: String,
-    /// Results per page. Default 10, at most 50.
-    #[serde(default = "ten")]
-    #[schemars(range(min = 1, max = 50))]
+    /// Results per page: [`DEFAULT_SEARCH_LIMIT`] by default, at most
+    /// [`ToolsConfig::max_limit`](crate::ToolsConfig::max_limit) (the tool catalog states
+    /// both in the schema).
+    #[serde(default = "default_limit")]
     pub limit: u32,
     /// Optional token budget (o200k_base) for the whole answer: the answer is then a slice
     /// of the schema (valid SDL: paths from the Query root, arguments, the likely fields)
-    /// cut to it; 4000 is a good first look at a whole task. Default: none (a ranked page).
+    /// cut to it; [`FIRST_LOOK_BUDGET_TOKENS`] is a good first look at a whole task.
+    /// Default: none (a ranked page).
     #[serde(default, alias = "budget_tokens")]
     pub budget_tokens: Option<u32>,
     /// Cursor from a previous call's "More results" line, to get the next page. Default: none (first page).
@@ -80,8 +83,15 @@ pub struct SearchRequest {
     pub cursor: Option<String>,
 }
 
-fn ten() -> u32 {
-    10
+/// Results per `search_schema` page when the call does not say.
+pub const DEFAULT_SEARCH_LIMIT: u32 = 10;
+
+/// A token budget that gives a good first look at a whole task as one slice (what the
+/// tool's description suggests).
+pub const FIRST_LOOK_BUDGET_TOKENS: u32 = 4000;
+
+fn default_limit() -> u32 {
+    DEFAULT_SEARCH_LIMIT
 }
 
 impl SearchRequest {
@@ -89,7 +99,7 @@ impl SearchRequest {
     pub fn new(query: impl Into<String>) -> Self {
         SearchRequest {
             query: query.into(),
-            limit: 10,
+            limit: DEFAULT_SEARCH_LIMIT,
             budget_tokens: None,
             cursor: None,
         }
@@ -197,18 +207,15 @@ pub struct SearchPage {
 }
 
 /// Check a query text: not empty, not too long.
-pub fn check_query(query: &str) -> Result<(), String> {
+pub fn check_query(query: &str) -> Result<(), ToolError> {
     if query.trim().is_empty() {
-        return Err(
-            "`query` is empty; describe what you need, e.g. \"open pull requests of a repository\""
-                .into(),
-        );
+        return Err(ToolError::EmptyQuery);
     }
     if query.len() > MAX_QUERY_BYTES {
-        return Err(format!(
-            "`query` is {} bytes; keep it under {MAX_QUERY_BYTES} (one short intent per call)",
-            query.len()
-        ));
+        return Err(ToolError::QueryTooLong {
+            bytes: query.len(),
+            max: MAX_QUERY_BYTES,
+        });
     }
     Ok(())
 }
@@ -261,7 +268,7 @@ impl Toolbox {
         query: &str,
         req: &PageRequest,
         paths: usize,
-    ) -> Result<SearchPage, String> {
+    ) -> Result<SearchPage, ToolError> {
         check_query(query)?;
         // Folding uses ranked positions up (a run of one type's fields folds into one
         // result), so a short page, or a full one that used up every ranked position, is
@@ -272,7 +279,7 @@ impl Toolbox {
             let scored = generation
                 .backend
                 .search(&Query::new(query), depth)
-                .map_err(|e| format!("search failed: {e}"))?;
+                .map_err(|e| ToolError::Search(e.to_string()))?;
             let p = self.fold_page(generation, &scored, req, paths);
             // A full page that folded positions up to the end of what was ranked cannot
             // tell whether more exist: rank deeper (the ranking may go on).
@@ -478,7 +485,7 @@ impl Toolbox {
                         ..Default::default()
                     },
                 )
-                .map_err(|e| e.to_string())
+                .map_err(|e| ToolError::Slicer(e.to_string()))
         });
         match sliced {
             Ok(s) => ToolOutput::ok(

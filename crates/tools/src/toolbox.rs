@@ -12,6 +12,7 @@ use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
 use gqlnav_schema::{CheckedSchema, SchemaGraph};
 use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWeights};
 
+use crate::error::ToolError;
 use crate::policy::ToolsConfig;
 use crate::util::Scrubber;
 
@@ -26,11 +27,11 @@ pub struct Indexed {
 /// Makes the search context and the **indexed** ranker of a generation (at start and on
 /// every reload): build both in memory, or load a saved index.
 pub type BackendFactory =
-    Arc<dyn Fn(Arc<SchemaGraph>, &TokenMeter) -> Result<Indexed, String> + Send + Sync>;
+    Arc<dyn Fn(Arc<SchemaGraph>, &TokenMeter) -> Result<Indexed, ToolError> + Send + Sync>;
 
 /// A factory that builds the [`default_context`] and indexes a ranker over it in memory.
 pub fn in_memory_factory(
-    index: impl Fn(&SearchContext) -> Result<Arc<dyn SearchBackend>, String> + Send + Sync + 'static,
+    index: impl Fn(&SearchContext) -> Result<Arc<dyn SearchBackend>, ToolError> + Send + Sync + 'static,
 ) -> BackendFactory {
     Arc::new(move |graph: Arc<SchemaGraph>, meter: &TokenMeter| {
         let ctx = default_context(graph, meter);
@@ -43,7 +44,7 @@ pub fn in_memory_factory(
 pub fn default_backend_factory() -> BackendFactory {
     in_memory_factory(|ctx: &SearchContext| {
         let mut b = StructureBackend::new(StructureWeights::default());
-        b.index(ctx).map_err(|e| e.to_string())?;
+        b.index(ctx).map_err(|e| ToolError::Index(e.to_string()))?;
         Ok(Arc::new(b) as Arc<dyn SearchBackend>)
     })
 }
@@ -97,7 +98,7 @@ impl OperationSchema {
 
 /// The slicer of a generation: built (and its root paths warmed) on a background thread,
 /// so a server answers at once; a budgeted search that arrives first waits for it.
-type SlicerCell = Arc<OnceLock<Result<gqlnav_slice::Slicer, String>>>;
+type SlicerCell = Arc<OnceLock<Result<gqlnav_slice::Slicer, ToolError>>>;
 
 /// One consistent view of a schema: graph, corpus, the indexed ranker and the slicer over
 /// that same ranker. Built once per schema version and shared by every tool and surface.
@@ -112,7 +113,7 @@ pub struct Generation {
     pub number: u64,
     slicer: SlicerCell,
     operations: OnceLock<OperationSchema>,
-    served: OnceLock<Result<OperationSchema, String>>,
+    served: OnceLock<Result<OperationSchema, ToolError>>,
 }
 
 impl Generation {
@@ -148,13 +149,13 @@ impl Generation {
         factory: &BackendFactory,
         meter: &TokenMeter,
         number: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ToolError> {
         let Indexed { ctx, backend } = factory(graph, meter)?;
         Ok(Generation::new(ctx, backend, number))
     }
 
     /// The slicer over this generation's ranker (waits while it is being built).
-    pub fn slicer(&self) -> Result<&gqlnav_slice::Slicer, String> {
+    pub fn slicer(&self) -> Result<&gqlnav_slice::Slicer, ToolError> {
         self.slicer
             .get_or_init(|| build_slicer(&self.ctx, &self.backend))
             .as_ref()
@@ -169,12 +170,16 @@ impl Generation {
 
     /// A schema derived from this generation's (the GraphQL endpoint's, with its
     /// meta-fields), built and validated once by `build`.
-    pub fn served_with(
+    pub fn served_with<E: std::fmt::Display>(
         &self,
-        build: impl FnOnce(&SchemaGraph) -> Result<Schema, String>,
-    ) -> Result<&OperationSchema, String> {
+        build: impl FnOnce(&SchemaGraph) -> Result<Schema, E>,
+    ) -> Result<&OperationSchema, ToolError> {
         self.served
-            .get_or_init(|| build(&self.graph).map(OperationSchema::new))
+            .get_or_init(|| {
+                build(&self.graph)
+                    .map(OperationSchema::new)
+                    .map_err(|e| ToolError::DerivedSchema(e.to_string()))
+            })
             .as_ref()
             .map_err(|e| e.clone())
     }
@@ -183,8 +188,9 @@ impl Generation {
 fn build_slicer(
     ctx: &SearchContext,
     backend: &Arc<dyn SearchBackend>,
-) -> Result<gqlnav_slice::Slicer, String> {
-    gqlnav_slice::Slicer::from_index(ctx.clone(), backend.clone()).map_err(|e| e.to_string())
+) -> Result<gqlnav_slice::Slicer, ToolError> {
+    gqlnav_slice::Slicer::from_index(ctx.clone(), backend.clone())
+        .map_err(|e| ToolError::Slicer(e.to_string()))
 }
 
 /// A start-up failure.
@@ -198,7 +204,7 @@ pub enum ToolboxError {
     Endpoint(String),
     /// Indexing failed.
     #[error("indexing failed: {0}")]
-    Index(String),
+    Index(#[source] ToolError),
 }
 
 /// The tools' shared state: the current generation, the upstream client, the meter, the

@@ -2,6 +2,8 @@
 
 use gqlnav_corpus::TokenMeter;
 
+use crate::error::ToolError;
+
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// URL-safe base64 without padding.
@@ -59,10 +61,8 @@ pub fn make_cursor(offset: usize, query: &str, generation: u64) -> String {
 }
 
 /// Read a cursor made by [`make_cursor`] for the same query; the offset it points at.
-pub fn read_cursor(cursor: &str, query: &str, generation: u64) -> Result<usize, String> {
-    let bad = || {
-        "the cursor is not one this server returned for this query; call again without `cursor` (or `after`) to start from the first page".to_string()
-    };
+pub fn read_cursor(cursor: &str, query: &str, generation: u64) -> Result<usize, ToolError> {
+    let bad = || ToolError::BadCursor;
     let raw = b64_decode(cursor.trim()).ok_or_else(bad)?;
     let text = String::from_utf8(raw).map_err(|_| bad())?;
     let (off, digest) = text.split_once(':').ok_or_else(bad)?;

@@ -11,6 +11,7 @@ use gqlnav_schema::SchemaGraph;
 use serde_json::{json, Value};
 
 use crate::cost::{parse_and_check, Cost, CostLimits};
+use crate::error::ToolError;
 use crate::introspect::suggest;
 use crate::output::ToolOutput;
 use crate::policy::ExecPolicy;
@@ -342,7 +343,7 @@ fn check_variables(
     doc: &Valid<ExecutableDocument>,
     operation_name: Option<&str>,
     variables: Option<&Value>,
-) -> Result<(), String> {
+) -> Result<(), ToolError> {
     let map = match variables {
         None | Some(Value::Null) => serde_json_bytes::Map::new(),
         Some(Value::Object(_)) => {
@@ -352,23 +353,23 @@ fn check_variables(
                 _ => serde_json_bytes::Map::new(),
             }
         }
-        Some(_) => return Err("`variables` must be a JSON object".into()),
+        Some(_) => return Err(ToolError::VariablesNotObject),
     };
     let Ok(op) = doc.operations.get(operation_name) else {
         return Ok(());
     };
     apollo_compiler::request::coerce_variable_values(schema, op, &map)
         .map(|_| ())
-        .map_err(|e| e.message().to_string())
+        .map_err(|e| ToolError::Variables(e.message().to_string()))
 }
 
 /// Parse `variables` given as an object or as a JSON string.
-pub fn variables_value(v: Option<Value>) -> Result<Option<Value>, String> {
+pub fn variables_value(v: Option<Value>) -> Result<Option<Value>, ToolError> {
     match v {
         Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
         Some(Value::String(s)) => serde_json::from_str::<Value>(&s)
             .map(Some)
-            .map_err(|e| format!("`variables` is a string but not JSON: {e}")),
+            .map_err(|e| ToolError::VariablesNotJson(e.to_string())),
         other => Ok(other),
     }
 }
@@ -410,7 +411,7 @@ impl Toolbox {
                 ) {
                     return ToolOutput::err(
                         format!("The operation is valid but its variables are not: {e}"),
-                        Some(json!({"valid": false, "errors": [{"message": e}]})),
+                        Some(json!({"valid": false, "errors": [{"message": e.to_string()}]})),
                     );
                 }
                 let refusal = policy_refusal(&self.config.policy, &info);

@@ -23,7 +23,10 @@ use gqlnav_schema::{Coordinate, RootKind};
 use serde_json::{json, Value};
 
 use gqlnav_search::PageRequest;
-use gqlnav_tools::{check_operation, policy_refusal, read_cursor, Generation, SearchItem, Toolbox};
+use gqlnav_tools::{
+    check_operation, policy_refusal, read_cursor, Generation, SearchItem, Toolbox,
+    DEFAULT_SEARCH_LIMIT,
+};
 
 mod introspection;
 
@@ -56,14 +59,20 @@ type __SearchResult {
 union __SchemaDefinition = __Type | __Field | __InputValue | __EnumValue | __Directive
 "#;
 
-const META_QUERY_FIELDS: &str = r#"
-type Query {
+/// The two meta-fields on the query root; `first` defaults to the `search_schema` page
+/// size of the tools crate.
+fn meta_query_fields() -> String {
+    format!(
+        r#"
+type Query {{
   "Search the schema in natural language; results ordered by score, descending."
-  __search(query: String!, first: Int! = 10, after: String, minScore: Float): [__SearchResult!]!
+  __search(query: String!, first: Int! = {DEFAULT_SEARCH_LIMIT}, after: String, minScore: Float): [__SearchResult!]!
   "Resolve schema coordinates to their definitions, in the same order as the input."
   __definitions(coordinates: [String!]!): [__SchemaDefinition!]!
+}}
+"#
+    )
 }
-"#;
 
 /// Most results per `__search` page.
 pub const MAX_FIRST: i64 = 150;
@@ -76,7 +85,7 @@ pub const MAX_DEFINITIONS: usize = 150;
 /// two meta-fields on the query root.
 pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, String> {
     let mut schema = Schema::clone(&graph.schema);
-    let meta = format!("{META_SDL}\n{META_QUERY_FIELDS}");
+    let meta = format!("{META_SDL}\n{}", meta_query_fields());
     let parsed =
         Schema::parse(&meta, "semantic-introspection.graphql").unwrap_or_else(|e| e.partial);
     for name in ["__SearchResult", "__SchemaDefinition"] {
@@ -110,7 +119,10 @@ pub fn served_schema(graph: &gqlnav_schema::SchemaGraph) -> Result<Schema, Strin
 
 /// The served schema of a generation, built and validated once per generation.
 fn served(generation: &Generation) -> Result<&Valid<Schema>, String> {
-    generation.served_with(served_schema).map(|s| &s.schema)
+    generation
+        .served_with(served_schema)
+        .map(|s| &s.schema)
+        .map_err(|e| e.to_string())
 }
 
 fn unknown(info: &ResolveInfo<'_>, ty: &str) -> FieldError {
@@ -207,12 +219,16 @@ impl ObjectValue for RootObj<'_> {
         match info.field_name() {
             "__search" => {
                 let query = args.get("query").and_then(|v| v.as_str()).unwrap_or("");
-                let first = args.get("first").and_then(|v| v.as_i64()).unwrap_or(10);
+                let first = args
+                    .get("first")
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(i64::from(DEFAULT_SEARCH_LIMIT));
                 if !(1..=MAX_FIRST).contains(&first) {
                     return Err(err(format!("`first` must be between 1 and {MAX_FIRST}")));
                 }
                 let offset = match args.get("after").and_then(|v| v.as_str()) {
-                    Some(c) => read_cursor(c, query, self.generation.number).map_err(err)?,
+                    Some(c) => read_cursor(c, query, self.generation.number)
+                        .map_err(|e| err(e.to_string()))?,
                     None => 0,
                 };
                 let req = PageRequest {
@@ -228,7 +244,7 @@ impl ObjectValue for RootObj<'_> {
                 let page = self
                     .tools
                     .ranked_page(self.generation, query, &req, self.paths)
-                    .map_err(err)?;
+                    .map_err(|e| err(e.to_string()))?;
                 Ok(ResolvedValue::list(page.items.into_iter().map(|item| {
                     ResolvedValue::object(SearchResultObj {
                         item,

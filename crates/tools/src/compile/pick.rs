@@ -7,6 +7,7 @@ use apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{RootKind, SchemaGraph};
 use gqlnav_search::PageRequest;
 
+use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 
 /// Hits read to find root fields for a question.
@@ -15,12 +16,12 @@ const HITS_READ: usize = 50;
 impl Toolbox {
     /// Up to `n` query root fields for `question`, best first: the root field that starts
     /// each ranked hit's path from the root (or the hit itself when it is a root field).
-    pub fn root_fields_for(&self, question: &str, n: usize) -> Result<Vec<String>, String> {
+    pub fn root_fields_for(&self, question: &str, n: usize) -> Result<Vec<String>, ToolError> {
         let generation = self.generation();
         let query = generation
             .graph
             .root(RootKind::Query)
-            .ok_or("the schema has no Query type")?
+            .ok_or(ToolError::NoQueryRoot)?
             .to_string();
         let page = self.ranked_page(&generation, question, &PageRequest::first(HITS_READ), 3)?;
         let mut out: Vec<String> = Vec::new();

@@ -31,6 +31,7 @@ pub use render::render_data;
 pub use write::{TypedCall, Written};
 
 use crate::compile::{InputCompiler, InputStyle, NullableMode, RefMode};
+use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 use choose::{Builder, Entry};
 use path::field_def;
@@ -277,19 +278,23 @@ fn choose_roots(
 impl Toolbox {
     /// The typed tools for `question` ([`TypedOptions`] bounds them). Empty when no
     /// ranked hit leads to a usable query root field.
-    pub fn typed_tools(&self, question: &str, opts: &TypedOptions) -> Result<TypedToolSet, String> {
+    pub fn typed_tools(
+        &self,
+        question: &str,
+        opts: &TypedOptions,
+    ) -> Result<TypedToolSet, ToolError> {
         crate::search::check_query(question)?;
         let generation = self.generation();
         let graph = &generation.graph;
         let schema: &Schema = &graph.schema;
         let root_type = graph
             .root(RootKind::Query)
-            .ok_or("the schema has no Query type")?
+            .ok_or(ToolError::NoQueryRoot)?
             .to_string();
         let scored = generation
             .backend
             .search(&Query::new(question), opts.hits)
-            .map_err(|e| format!("search failed: {e}"))?;
+            .map_err(|e| ToolError::Search(e.to_string()))?;
         let hits = generation.ctx.hits(&scored, 3);
         let b = Builder {
             schema,

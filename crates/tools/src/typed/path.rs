@@ -9,6 +9,8 @@ use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use apollo_compiler::Schema;
 use gqlnav_schema::connection_of;
 
+use crate::error::ToolError;
+
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Step {
@@ -46,7 +48,7 @@ impl fmt::Display for FieldPath {
 
 impl FieldPath {
     /// Read `a.b[]<T>.c`; `[]` is optional (the schema says what is a list).
-    pub fn parse(text: &str) -> Result<FieldPath, String> {
+    pub fn parse(text: &str) -> Result<FieldPath, ToolError> {
         let mut steps = Vec::new();
         for (i, raw) in text.trim().split('.').enumerate() {
             let raw = raw.trim();
@@ -55,17 +57,25 @@ impl FieldPath {
                     &raw[..p],
                     Some(raw[p + 1..raw.len() - 1].trim().to_string()),
                 ),
-                Some(_) => return Err(format!("`{raw}`: a type condition is written `<Type>`")),
+                Some(_) => {
+                    return Err(ToolError::FieldPath(format!(
+                        "`{raw}`: a type condition is written `<Type>`"
+                    )))
+                }
                 None => (raw, None),
             };
             let list = head.ends_with("[]");
             let field = head.trim_end_matches("[]").to_string();
             let name_ok = field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if (field.is_empty() && (i > 0 || on.is_none())) || !name_ok {
-                return Err(format!("`{raw}` is not a field step (write `a.b[].c`)"));
+                return Err(ToolError::FieldPath(format!(
+                    "`{raw}` is not a field step (write `a.b[].c`)"
+                )));
             }
             if on.as_deref().is_some_and(str::is_empty) {
-                return Err(format!("`{raw}`: empty type condition"));
+                return Err(ToolError::FieldPath(format!(
+                    "`{raw}`: empty type condition"
+                )));
             }
             steps.push(Step { field, list, on });
         }
@@ -200,18 +210,27 @@ pub(crate) fn steps_of(
 
 /// The type a path ends on, walking `schema` from the root field's type; `Err` says which
 /// step does not fit.
-pub(crate) fn walk(schema: &Schema, root_type: &str, path: &FieldPath) -> Result<String, String> {
+pub(crate) fn walk(
+    schema: &Schema,
+    root_type: &str,
+    path: &FieldPath,
+) -> Result<String, ToolError> {
     let mut cur = root_type.to_string();
     for s in &path.steps {
         if !s.field.is_empty() {
             let Some(def) = field_def(schema, &cur, &s.field) else {
-                return Err(format!("`{cur}` has no field `{}`", s.field));
+                return Err(ToolError::FieldPath(format!(
+                    "`{cur}` has no field `{}`",
+                    s.field
+                )));
             };
             cur = def.ty.inner_named_type().to_string();
         }
         if let Some(t) = &s.on {
             if !reads_as(schema, &cur, t) {
-                return Err(format!("`{t}` is not a type that `{cur}` stands for"));
+                return Err(ToolError::FieldPath(format!(
+                    "`{t}` is not a type that `{cur}` stands for"
+                )));
             }
             cur = t.clone();
         }

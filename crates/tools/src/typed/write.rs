@@ -9,6 +9,7 @@ use gqlnav_schema::connection_of;
 
 use super::path::{field_def, walk, FieldPath};
 use super::{TypedTool, TypedToolSet};
+use crate::error::ToolError;
 
 /// The page size a connection gets when the call gives none (the compiled tools' default).
 const DEFAULT_FIRST: u32 = 10;
@@ -103,20 +104,20 @@ impl TypedToolSet {
         &self,
         schema: &Schema,
         call: &TypedCall,
-    ) -> Result<(String, Map<String, Value>), String> {
+    ) -> Result<(String, Map<String, Value>), ToolError> {
         self.write(schema, call).map(|w| (w.operation, w.variables))
     }
 
     /// The operation for `call`, leaving out the field paths that need an argument the
     /// call did not give (said in [`Written::skipped`]) as long as one path remains.
-    pub fn write(&self, schema: &Schema, call: &TypedCall) -> Result<Written, String> {
+    pub fn write(&self, schema: &Schema, call: &TypedCall) -> Result<Written, ToolError> {
         let Some(tool) = self.get(&call.tool) else {
             let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-            return Err(format!(
+            return Err(ToolError::TypedCall(format!(
                 "there is no tool `{}`; the tools are: {}",
                 call.tool,
                 names.join(", ")
-            ));
+            )));
         };
         let arguments: Map<String, Value> = call
             .arguments
@@ -124,117 +125,156 @@ impl TypedToolSet {
             .filter(|(_, v)| given(v))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let given: Vec<(&String, &Value)> = arguments.iter().collect();
-        for (k, _) in &given {
-            if !tool.args.iter().any(|a| &a.key == *k) {
-                let keys: Vec<&str> = tool.args.iter().map(|a| a.key.as_str()).collect();
-                return Err(format!(
-                    "`{}` takes no argument `{k}`; its arguments are: {}",
-                    tool.name,
-                    keys.join(", ")
-                ));
-            }
-        }
-        for a in tool.args.iter().filter(|a| a.required && a.at.is_empty()) {
-            if !given.iter().any(|(k, _)| **k == a.key) {
-                return Err(format!(
-                    "`{}` needs the argument `{}` ({})",
-                    tool.name, a.key, a.ty
-                ));
-            }
-        }
+        check_arguments(tool, &arguments)?;
         let ret = field_def(schema, &self.root_type, &tool.name)
             .map(|d| d.ty.inner_named_type().to_string())
-            .ok_or_else(|| format!("`{}` is not a field of {}", tool.name, self.root_type))?;
-        let mut root = Node::default();
-        let mut skipped = Vec::new();
-        let mut first_err = None;
-        let mut fields: Vec<&String> = Vec::new();
-        for f in &call.fields {
-            if !fields.contains(&f) {
-                fields.push(f);
-            }
-        }
-        for text in fields {
-            let path = FieldPath::parse(text).map_err(|e| format!("field path `{text}`: {e}"))?;
-            if !tool.paths.contains(text) {
-                walk(schema, &ret, &path).map_err(|e| format!("field path `{text}`: {e}"))?;
-            }
-            let mut paths = Vec::new();
-            match tool.selects.get(text) {
-                Some(leaves) => {
-                    for l in leaves {
-                        let mut q = path.clone();
-                        q.steps.push(super::path::Step {
-                            field: l.clone(),
-                            list: false,
-                            on: None,
-                        });
-                        paths.push(q);
-                    }
-                }
-                None => paths.push(path),
-            }
-            let before = root.clone();
-            let inserted = paths
-                .iter()
-                .try_for_each(|q| insert(schema, &ret, q, &mut root, tool, &arguments));
-            if let Err(e) = inserted {
-                root = before;
-                skipped.push(e.clone());
-                first_err.get_or_insert(e);
-            }
-        }
-        if root.children.is_empty() {
-            if let Some(e) = first_err {
-                return Err(e);
-            }
-        }
-        let mut vars = Map::new();
-        let mut defs = Vec::new();
-        let mut root_args = Vec::new();
-        let mut body = String::new();
-        root.print(2, &mut body);
-        for a in &tool.args {
-            let used = a.at.is_empty() || mentions(&body, &var_name(&a.key));
-            if let Some(v) = arguments.get(&a.key).filter(|_| used) {
-                vars.insert(var_name(&a.key), v.clone());
-                defs.push(format!("${}: {}", var_name(&a.key), a.ty));
-                if a.at.is_empty() {
-                    root_args.push(format!("{}: ${}", a.name, var_name(&a.key)));
-                }
-            }
-        }
-        let mut op = String::from("query Typed");
-        if !defs.is_empty() {
-            op.push_str(&format!("({})", defs.join(", ")));
-        }
-        op.push_str(" {\n  ");
-        op.push_str(&tool.name);
-        if !root_args.is_empty() {
-            op.push_str(&format!("({})", root_args.join(", ")));
-        }
-        if path_is_leaf(schema, &ret) {
-            op.push('\n');
-        } else {
-            if root.children.is_empty() {
-                root.children.push(Node {
-                    head: "__typename".into(),
-                    field: "__typename".into(),
-                    ..Node::default()
-                });
-            }
-            op.push_str(" {\n");
-            root.print(2, &mut op);
-            op.push_str("  }\n");
-        }
-        op.push_str("}\n");
+            .ok_or_else(|| {
+                ToolError::TypedCall(format!(
+                    "`{}` is not a field of {}",
+                    tool.name, self.root_type
+                ))
+            })?;
+        let (root, skipped) = select_fields(schema, &ret, tool, &call.fields, &arguments)?;
+        let (operation, variables) = print_operation(schema, &ret, tool, root, &arguments);
         Ok(Written {
-            operation: op,
-            variables: vars,
+            operation,
+            variables,
             skipped,
         })
     }
+}
+
+/// Refuse an argument the tool does not take, and a required root argument not given.
+fn check_arguments(tool: &TypedTool, arguments: &Map<String, Value>) -> Result<(), ToolError> {
+    for k in arguments.keys() {
+        if !tool.args.iter().any(|a| &a.key == k) {
+            let keys: Vec<&str> = tool.args.iter().map(|a| a.key.as_str()).collect();
+            return Err(ToolError::TypedCall(format!(
+                "`{}` takes no argument `{k}`; its arguments are: {}",
+                tool.name,
+                keys.join(", ")
+            )));
+        }
+    }
+    for a in tool.args.iter().filter(|a| a.required && a.at.is_empty()) {
+        if !arguments.contains_key(&a.key) {
+            return Err(ToolError::TypedCall(format!(
+                "`{}` needs the argument `{}` ({})",
+                tool.name, a.key, a.ty
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The selection tree of the field paths asked for (each once), from the root field's
+/// type `ret`. A path that needs an argument the call did not give is left out and said
+/// in the second value; when every path is left out, the first reason is the error.
+fn select_fields(
+    schema: &Schema,
+    ret: &str,
+    tool: &TypedTool,
+    asked: &[String],
+    arguments: &Map<String, Value>,
+) -> Result<(Node, Vec<String>), ToolError> {
+    let mut root = Node::default();
+    let mut skipped = Vec::new();
+    let mut first_err = None;
+    let mut fields: Vec<&String> = Vec::new();
+    for f in asked {
+        if !fields.contains(&f) {
+            fields.push(f);
+        }
+    }
+    for text in fields {
+        let path = FieldPath::parse(text)
+            .map_err(|e| ToolError::FieldPath(format!("field path `{text}`: {e}")))?;
+        if !tool.paths.contains(text) {
+            walk(schema, ret, &path)
+                .map_err(|e| ToolError::FieldPath(format!("field path `{text}`: {e}")))?;
+        }
+        let mut paths = Vec::new();
+        match tool.selects.get(text) {
+            Some(leaves) => {
+                for l in leaves {
+                    let mut q = path.clone();
+                    q.steps.push(super::path::Step {
+                        field: l.clone(),
+                        list: false,
+                        on: None,
+                    });
+                    paths.push(q);
+                }
+            }
+            None => paths.push(path),
+        }
+        let before = root.clone();
+        let inserted = paths
+            .iter()
+            .try_for_each(|q| insert(schema, ret, q, &mut root, tool, arguments));
+        if let Err(e) = inserted {
+            root = before;
+            skipped.push(e.to_string());
+            first_err.get_or_insert(e);
+        }
+    }
+    if root.children.is_empty() {
+        if let Some(e) = first_err {
+            return Err(e);
+        }
+    }
+    Ok((root, skipped))
+}
+
+/// The operation text and its variables: the arguments the selection uses become
+/// variables, the root field's own are passed to it.
+fn print_operation(
+    schema: &Schema,
+    ret: &str,
+    tool: &TypedTool,
+    mut root: Node,
+    arguments: &Map<String, Value>,
+) -> (String, Map<String, Value>) {
+    let mut vars = Map::new();
+    let mut defs = Vec::new();
+    let mut root_args = Vec::new();
+    let mut body = String::new();
+    root.print(2, &mut body);
+    for a in &tool.args {
+        let used = a.at.is_empty() || mentions(&body, &var_name(&a.key));
+        if let Some(v) = arguments.get(&a.key).filter(|_| used) {
+            vars.insert(var_name(&a.key), v.clone());
+            defs.push(format!("${}: {}", var_name(&a.key), a.ty));
+            if a.at.is_empty() {
+                root_args.push(format!("{}: ${}", a.name, var_name(&a.key)));
+            }
+        }
+    }
+    let mut op = String::from("query Typed");
+    if !defs.is_empty() {
+        op.push_str(&format!("({})", defs.join(", ")));
+    }
+    op.push_str(" {\n  ");
+    op.push_str(&tool.name);
+    if !root_args.is_empty() {
+        op.push_str(&format!("({})", root_args.join(", ")));
+    }
+    if path_is_leaf(schema, ret) {
+        op.push('\n');
+    } else {
+        if root.children.is_empty() {
+            root.children.push(Node {
+                head: "__typename".into(),
+                field: "__typename".into(),
+                ..Node::default()
+            });
+        }
+        op.push_str(" {\n");
+        root.print(2, &mut op);
+        op.push_str("  }\n");
+    }
+    op.push_str("}\n");
+    (op, vars)
 }
 
 fn path_is_leaf(schema: &Schema, ty: &str) -> bool {
@@ -249,13 +289,14 @@ fn insert(
     root: &mut Node,
     tool: &TypedTool,
     args: &Map<String, Value>,
-) -> Result<(), String> {
+) -> Result<(), ToolError> {
     let mut node = root;
     let mut cur = ret.to_string();
     for (i, s) in path.steps.iter().enumerate() {
         if !s.field.is_empty() {
-            let def = field_def(schema, &cur, &s.field)
-                .ok_or_else(|| format!("`{cur}` has no field `{}`", s.field))?;
+            let def = field_def(schema, &cur, &s.field).ok_or_else(|| {
+                ToolError::FieldPath(format!("`{cur}` has no field `{}`", s.field))
+            })?;
             let at = path.prefix(i + 1).to_string();
             let idx = match node.child(&s.field, false) {
                 Some(i) => i,
@@ -269,10 +310,10 @@ fn insert(
                     for a in def.arguments.iter() {
                         let given = parts.iter().any(|p| p.starts_with(&format!("{}:", a.name)));
                         if a.ty.is_non_null() && a.default_value.is_none() && !given {
-                            return Err(format!(
+                            return Err(ToolError::FieldPath(format!(
                                 "field path `{path}`: `{cur}.{}` needs `{}` ({}); pass it as `{}.{}`",
                                 s.field, a.name, a.ty, s.field, a.name
-                            ));
+                            )));
                         }
                     }
                     let ty = def.ty.inner_named_type().as_str();
