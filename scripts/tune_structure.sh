@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Evaluate structure-ranker weight overrides on github + linear (both target modes).
 # Aggregate metrics only: tuning never looks at individual questions.
-# usage: scripts/tune_structure.sh 'path=0.5,conn=0.5' 'text=1' ...
+# usage: scripts/tune_structure.sh 'path=0.5,selection=0.4' 'depth=0.2' ...
 set -euo pipefail
 BIN=${BIN:-./target/debug/gqlnav}
 for w in "$@"; do
