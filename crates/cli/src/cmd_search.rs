@@ -132,12 +132,14 @@ pub fn run(a: SearchArgs) -> Result<()> {
             if h.explain.is_empty() {
                 println!("        raw score {:.4} (single channel)", h.raw_score);
             } else {
+                // Each stage's part of the raw score (they sum to it); the score column
+                // is relative to the best hit.
                 let parts: Vec<String> = h
                     .explain
                     .iter()
-                    .map(|(k, v)| format!("{k}={v:.3}"))
+                    .map(|(k, v)| format!("{k} {v:+.3}"))
                     .collect();
-                println!("        {}", parts.join("  "));
+                println!("        raw {:.3} = {}", h.raw_score, parts.join("  "));
             }
         }
     }

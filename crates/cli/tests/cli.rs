@@ -415,3 +415,38 @@ fn slice_ranks_with_the_local_model_and_prints_dense_sdl() {
     let err = run_err(&["slice", "x", "--schema", schema, "--backend", "bm25"]);
     assert!(err.contains("hybrid"), "{err}");
 }
+
+/// `search --explain` prints each stage's part of a hit's raw score, and the parts sum to
+/// it (to the printed precision).
+#[test]
+fn explain_parts_sum_to_the_raw_score() {
+    let out = run(&[
+        "search",
+        "which of my pull requests are waiting for review",
+        "--schema",
+        "builtin:github",
+        "--explain",
+        "-k",
+        "5",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("raw "))
+        .collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    let stages = gqlnav_search::StructureBackend::stage_names();
+    for l in lines {
+        let (raw, parts) = l.trim()["raw ".len()..]
+            .split_once(" = ")
+            .expect("raw = parts");
+        let raw: f32 = raw.parse().expect("raw score");
+        let words: Vec<&str> = parts.split_whitespace().collect();
+        let mut sum = 0.0f32;
+        for pair in words.chunks(2) {
+            assert!(stages.contains(&pair[0]), "{l}");
+            sum += pair[1].parse::<f32>().expect("a part");
+        }
+        assert!((sum - raw).abs() <= 0.002 * words.len() as f32, "{l}");
+    }
+}
