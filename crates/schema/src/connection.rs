@@ -23,6 +23,9 @@ pub struct Connection {
     /// Integer count fields without required arguments (`totalCount`, `count`), in
     /// declaration order: the number of items the connection holds.
     pub count_fields: Vec<String>,
+    /// `totalCount`, when the connection has it as a single `Int` or `Float` without
+    /// required arguments (Linear's search payloads count in `Float`).
+    pub total_count: Option<String>,
 }
 
 fn fields<'s>(
@@ -86,25 +89,17 @@ pub fn connection_of(schema: &Schema, ty: &str) -> Option<Connection> {
         })
         .map(|f| f.name.to_string())
         .collect();
+    let total_count = usable("totalCount")
+        .filter(|f| !f.ty.is_list() && matches!(f.ty.inner_named_type().as_str(), "Int" | "Float"))
+        .map(|_| "totalCount".to_string());
     Some(Connection {
         node_type,
         nodes: nodes.map(|_| "nodes".to_string()),
         edges: edges.map(|(e, _)| ("edges".to_string(), e)),
         page_info: usable("pageInfo").map(|_| "pageInfo".to_string()),
         count_fields,
+        total_count,
     })
-}
-
-impl Connection {
-    /// The count of all its items, `totalCount`, when it is one of the connection's
-    /// [`Connection::count_fields`]: the one count the slicer packs with a connection
-    /// (the others count something else of the items, `authorCount`, `filteredCount`).
-    pub fn total_count(&self) -> Option<&str> {
-        self.count_fields
-            .iter()
-            .map(String::as_str)
-            .find(|&f| f == "totalCount")
-    }
 }
 
 /// An edge type: a type named `…Edge` whose `node` field (no required arguments)
@@ -245,7 +240,7 @@ mod tests {
         assert_eq!(through("ItemEdge"), ["ItemEdge.node"]);
         assert!(through("Item").is_empty());
         let c = g.connection("ItemConnection").expect("a connection");
-        assert_eq!(c.total_count(), Some("totalCount"));
+        assert_eq!(c.total_count.as_deref(), Some("totalCount"));
     }
 
     #[test]

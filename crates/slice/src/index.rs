@@ -289,7 +289,7 @@ impl Slicer {
 
     /// Connection wrapper docs for a field returning a connection or edge type
     /// ([`SchemaGraph::wrapper`]): `nodes` (an edge type's `node`) and the count of all
-    /// items ([`gqlnav_schema::Connection::total_count`]); `edges` and `Edge.node` only
+    /// items (`totalCount`, [`gqlnav_schema::Connection::total_count`]); `edges` and `Edge.node` only
     /// when there is no `nodes` field or the edge carries data of its own
     /// (`StarredRepositoryEdge.starredAt`), and then those fields too (not `cursor`:
     /// `pageInfo` pages as well).
@@ -306,7 +306,7 @@ impl Slicer {
         };
         let nodes = c.nodes.as_deref().and_then(|n| doc(named, n));
         out.extend(nodes);
-        out.extend(c.total_count().and_then(|n| doc(named, n)));
+        out.extend(c.total_count.as_deref().and_then(|n| doc(named, n)));
         if let Some((edges, edge)) = &c.edges {
             let extra: Vec<usize> = self
                 .fields_of_type
