@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap as HashMap;
 
 use gqlnav_corpus::{
-    CachedMeter, Corpus, CorpusOptions, Encoding, EntryKind, RenderedCorpus, Rendering, TokenMeter,
+    CachedMeter, Corpus, Encoding, EntryKind, RenderedCorpus, Rendering, TokenMeter,
 };
 use gqlnav_schema::apollo_compiler::ast::FieldDefinition;
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
@@ -94,13 +94,10 @@ impl Slicer {
     }
 
     /// The search context [`Slicer::new`] and [`Slicer::with_backend`] index: the field
-    /// corpus ([`CorpusOptions::default`]) in `rendering`, its tokens counted in
+    /// corpus ([`gqlnav_corpus::CorpusOptions::default`]) in `rendering`, its tokens counted in
     /// o200k_base. [`Slicer::new`] uses [`Rendering::DotPlusGloss`].
     pub fn index_context(graph: Arc<SchemaGraph>, rendering: Rendering) -> SearchContext {
-        let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
-        let meter = TokenMeter::new(Encoding::O200kBase);
-        let rendered = Arc::new(corpus.render(rendering, &meter));
-        SearchContext::new(graph, corpus, rendered)
+        SearchContext::fields(graph, rendering, &TokenMeter::new(Encoding::O200kBase))
     }
 
     /// A slicer over a ranker that is already indexed over `ctx`, so that a server can
