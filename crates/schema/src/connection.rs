@@ -44,7 +44,9 @@ fn fields<'s>(
     }
 }
 
-fn has_required_args(f: &FieldDefinition) -> bool {
+/// Whether `f` takes an argument the caller must give (non-null, no default). A field
+/// that does is a lookup by that key, not a way through to the items it returns.
+pub fn has_required_args(f: &FieldDefinition) -> bool {
     f.arguments
         .iter()
         .any(|a| a.ty.is_non_null() && a.default_value.is_none())

@@ -6,6 +6,7 @@
 
 use apollo_compiler::schema::{ExtendedType, FieldDefinition, Type};
 
+use crate::connection::has_required_args;
 use crate::graph::SchemaGraph;
 use crate::words::identifier_word_count;
 
@@ -51,10 +52,7 @@ impl SchemaGraph {
             && named != "ID"
             && named != "Boolean"
             && f.directives.get("deprecated").is_none()
-            && !f
-                .arguments
-                .iter()
-                .any(|a| a.ty.is_non_null() && a.default_value.is_none())
+            && !has_required_args(f)
             && self.wrapped_type(owner).is_none()
             && identifier_word_count(&f.name) <= 1
     }

@@ -20,7 +20,7 @@ mod words;
 
 pub use apollo_compiler;
 pub use checked::CheckedSchema;
-pub use connection::{connection_of, Connection, Wrapper};
+pub use connection::{connection_of, has_required_args, Connection, Wrapper};
 pub use coordinate::{Coordinate, CoordinateKind};
 pub use error::SchemaError;
 pub use fnv::Fnv64;
