@@ -7,10 +7,11 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use gqlnav_bench::{Dataset, RunOptions, TargetMode, Variant, WgOptions};
 use gqlnav_corpus::{Encoding, Rendering, TokenMeter};
+use gqlnav_search::SearchContext;
 
 use crate::backends::BackendArgs;
 use crate::common::{
-    context, field_corpus, parse_encoding, parse_renderings, print_json, progress, SchemaArgs,
+    field_corpus, parse_encoding, parse_renderings, print_json, progress, SchemaArgs,
 };
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -227,7 +228,7 @@ pub fn run(mut a: BenchArgs) -> Result<()> {
     };
     let mut runs = Vec::new();
     for spec in &specs {
-        let ctx = context(graph.clone(), corpus.clone(), spec.rendering, &meter);
+        let ctx = SearchContext::rendered(graph.clone(), corpus.clone(), spec.rendering, &meter);
         let mut backend = a.backend.build(spec)?;
         let t0 = std::time::Instant::now();
         backend

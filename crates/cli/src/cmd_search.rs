@@ -6,11 +6,11 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use gqlnav_corpus::{Encoding, Rendering, TokenMeter};
-use gqlnav_search::{PageRequest, Query};
+use gqlnav_search::{PageRequest, Query, SearchContext};
 use serde_json::json;
 
 use crate::backends::BackendArgs;
-use crate::common::{context, field_corpus, parse_encoding, print_json, SchemaArgs};
+use crate::common::{field_corpus, parse_encoding, print_json, SchemaArgs};
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
@@ -65,7 +65,7 @@ pub fn run(a: SearchArgs) -> Result<()> {
     }
     let corpus = Arc::new(field_corpus(&graph));
     let meter = TokenMeter::new(a.encoding);
-    let ctx = context(graph.clone(), corpus, a.format, &meter);
+    let ctx = SearchContext::rendered(graph.clone(), corpus, a.format, &meter);
     let specs = a.backend.specs(&[a.format])?;
     let spec = specs
         .first()

@@ -1,14 +1,12 @@
 //! Shared CLI plumbing: schema sources, corpus contexts, output helpers.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, RenderedCorpus, Rendering, TokenMeter};
+use gqlnav_corpus::{Corpus, CorpusOptions, Encoding, RenderedCorpus, Rendering};
 use gqlnav_schema::{EndpointOptions, SchemaGraph};
-use gqlnav_search::SearchContext;
 
 /// The embedded default schema: GitHub's public schema as the WG suite snapshots it.
 pub const EMBEDDED_GITHUB_SDL: &str =
@@ -110,17 +108,6 @@ pub fn parse_renderings(list: &[String]) -> Result<Vec<Rendering>> {
         }
     }
     Ok(out)
-}
-
-/// Build a search context for one rendering.
-pub fn context(
-    graph: Arc<SchemaGraph>,
-    corpus: Arc<Corpus>,
-    rendering: Rendering,
-    meter: &TokenMeter,
-) -> SearchContext {
-    let rendered = Arc::new(corpus.render(rendering, meter));
-    SearchContext::new(graph, corpus, rendered)
 }
 
 /// What a rendered corpus costs to show a model: the sum over its entries, each counted

@@ -1,4 +1,7 @@
-//! Identifier splitting: camelCase, acronyms, digits and `_`.
+//! Identifier splitting: camelCase, acronyms, digits and `_`
+//! ([`gqlnav_schema::for_each_identifier_word`] says where a word ends).
+
+use gqlnav_schema::for_each_identifier_word as for_each_word;
 
 /// Split an identifier into lower-cased words: `defaultBranchRef` → `default branch ref`,
 /// `URLPath` → `url path`, `created_at` → `created at`. Digits stay attached to the
@@ -25,35 +28,6 @@ pub fn humanize(s: &str) -> String {
         }
     });
     out
-}
-
-/// Call `f` with every word of an identifier (a non-empty slice of `s`, case kept), in
-/// order. Parts are separated by `_`, `.`, `-` and whitespace; inside a part a word ends
-/// before an upper-case letter that follows a lower-case letter or a digit, and before
-/// the last upper-case letter of a run that a lower-case letter follows (`URLPath`).
-fn for_each_word<'a>(s: &'a str, mut f: impl FnMut(&'a str)) {
-    for part in s.split(|c: char| c == '_' || c == '.' || c == '-' || c.is_whitespace()) {
-        let mut start = 0;
-        let mut prev: Option<char> = None;
-        let mut it = part.char_indices().peekable();
-        while let Some((i, c)) = it.next() {
-            if let Some(p) = prev {
-                let next = it.peek().map(|&(_, n)| n);
-                let boundary = (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit()))
-                    || (c.is_uppercase()
-                        && p.is_uppercase()
-                        && next.is_some_and(|n| n.is_lowercase()));
-                if boundary {
-                    f(&part[start..i]);
-                    start = i;
-                }
-            }
-            prev = Some(c);
-        }
-        if start < part.len() {
-            f(&part[start..]);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Search over a docs index: BM25 (tantivy, English stemming) over title, heading path
-//! and text; cosine over the chunk vectors; hybrid by reciprocal-rank fusion (k = 60).
+//! and text; cosine over the chunk vectors; hybrid by reciprocal-rank fusion ([`gqlnav_search::rrf`], k = 60).
 //! One hit per section (its best chunk), cut by the shared page rule under a token budget.
 
 use std::collections::HashMap;
@@ -39,8 +39,6 @@ impl Mode {
     }
 }
 
-/// Reciprocal-rank fusion constant.
-const RRF_K: f32 = 60.0;
 /// Ranked chunks read per side before sections are deduplicated.
 const DEPTH: usize = 200;
 
@@ -238,7 +236,7 @@ impl DocsSearcher {
                 let mut fused: HashMap<usize, f32> = HashMap::new();
                 for list in [&a, &b] {
                     for (r, s) in list.iter().enumerate() {
-                        *fused.entry(s.doc).or_default() += 1.0 / (RRF_K + r as f32 + 1.0);
+                        *fused.entry(s.doc).or_default() += gqlnav_search::rrf(r);
                     }
                 }
                 let mut v: Vec<Scored> =

@@ -19,13 +19,11 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use gqlnav_search::saved::{self, Manifest, ManifestHeader};
-use gqlnav_search::{top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
+use gqlnav_search::{rrf, top_k, Query, Scored, SearchBackend, SearchContext, SearchError};
 
 use crate::error::{EmbedError, Result};
 use crate::{Embedder, VectorBackend};
 
-/// Reciprocal rank fusion constant.
-pub const RRF_K: f32 = 60.0;
 /// Minimum depth each side is searched to.
 pub const MIN_DEPTH: usize = 200;
 
@@ -205,10 +203,10 @@ impl SearchBackend for HybridBackend {
         match self.fusion {
             Fusion::Rrf => {
                 for (rank, s) in la.iter().enumerate() {
-                    acc.entry(s.doc).or_default().0 += 1.0 / (RRF_K + rank as f32 + 1.0);
+                    acc.entry(s.doc).or_default().0 += rrf(rank);
                 }
                 for (rank, s) in lb.iter().enumerate() {
-                    acc.entry(s.doc).or_default().1 += 1.0 / (RRF_K + rank as f32 + 1.0);
+                    acc.entry(s.doc).or_default().1 += rrf(rank);
                 }
             }
             Fusion::Weighted(w) => {

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use gqlnav_corpus::{Corpus, EntryKind, RenderedCorpus};
+use gqlnav_corpus::{Corpus, CorpusOptions, EntryKind, RenderedCorpus, Rendering, TokenMeter};
 use gqlnav_schema::{PathOptions, SchemaGraph};
 
 pub mod analyzer;
@@ -30,6 +30,17 @@ pub use structure::{
     StructureWeights,
 };
 pub use swan::{SwanBackend, SWAN_MAX_CHARS};
+
+/// Reciprocal-rank fusion's constant: a document at 0-based rank `r` in one ranking adds
+/// `1 / (RRF_K + r + 1)` to its fused score ([`rrf`]). 60, as in the original paper
+/// (Cormack et al., 2009); the hybrid ranker and the docs search fuse with it.
+pub const RRF_K: f32 = 60.0;
+
+/// What a document at 0-based `rank` in one ranking adds to its reciprocal-rank fused
+/// score: `1 / (RRF_K + rank + 1)`.
+pub fn rrf(rank: usize) -> f32 {
+    1.0 / (RRF_K + rank as f32 + 1.0)
+}
 
 /// What a backend indexes: the schema graph, the corpus and the rendering whose text is
 /// indexed and shown.
@@ -134,6 +145,8 @@ pub trait SearchBackend: Send + Sync {
 }
 
 impl SearchContext {
+    /// A context from its parts, each already built (a saved index's corpus and token
+    /// counts, a shared rendering).
     pub fn new(
         graph: Arc<SchemaGraph>,
         corpus: Arc<Corpus>,
@@ -144,6 +157,25 @@ impl SearchContext {
             corpus,
             rendered,
         }
+    }
+
+    /// `corpus` rendered in `rendering`, its tokens counted by `meter`.
+    pub fn rendered(
+        graph: Arc<SchemaGraph>,
+        corpus: Arc<Corpus>,
+        rendering: Rendering,
+        meter: &TokenMeter,
+    ) -> Self {
+        let rendered = Arc::new(corpus.render(rendering, meter));
+        SearchContext::new(graph, corpus, rendered)
+    }
+
+    /// The context the servers, the tools and the slicer index: the field corpus of
+    /// `graph` ([`CorpusOptions::default`]: one entry per field of every object and
+    /// interface type) rendered in `rendering`, its tokens counted by `meter`.
+    pub fn fields(graph: Arc<SchemaGraph>, rendering: Rendering, meter: &TokenMeter) -> Self {
+        let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
+        SearchContext::rendered(graph, corpus, rendering, meter)
     }
 
     /// Turn scored positions into hits; `paths` paths to root per hit (0 for none).

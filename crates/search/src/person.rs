@@ -4,8 +4,6 @@
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{RootKind, SchemaGraph};
 
-use crate::structure::unwrap_connection;
-
 /// Whether a question is asked in the first person ("my repositories", "what am I
 /// assigned", "assigned to me"). The words are English grammar (singular first-person
 /// pronouns); "me" right after a request verb ("show me", "give me") is politeness and
@@ -123,7 +121,7 @@ pub fn caller_roots(graph: &SchemaGraph) -> Vec<(String, String)> {
                 && f.directives.get("deprecated").is_none()
                 && matches!(graph.schema.types.get(t), Some(ExtendedType::Object(_)))
                 && t != root
-                && unwrap_connection(graph, t).is_none()
+                && graph.wrapped_type(t).is_none()
         })
         .map(|(n, f)| (format!("{root}.{n}"), f.ty.inner_named_type().to_string()))
         .collect()

@@ -6,13 +6,12 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap as HashMap;
 
 use gqlnav_corpus::{
-    CachedMeter, Corpus, CorpusOptions, Encoding, EntryKind, RenderedCorpus, Rendering, TokenMeter,
+    CachedMeter, Corpus, Encoding, EntryKind, RenderedCorpus, Rendering, TokenMeter,
 };
 use gqlnav_schema::apollo_compiler::ast::FieldDefinition;
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::apollo_compiler::Node;
-use gqlnav_schema::{RootKind, SchemaGraph};
-use gqlnav_search::unwrap_connection;
+use gqlnav_schema::{LabelRule, RootKind, SchemaGraph, Wrapper};
 use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWeights};
 
 use crate::options::Knobs;
@@ -53,7 +52,7 @@ pub struct Slicer {
     pub(crate) family: Vec<Vec<String>>,
     /// per doc: the field returns an interface or union standing for many types
     pub(crate) generic_hop: Vec<bool>,
-    /// per doc: a *label* field ([`Slicer::is_label`]), which `label_blend` values
+    /// per doc: a *label* field ([`LabelRule::Record`]), which `label_blend` values
     pub(crate) label: Vec<bool>,
     /// o200k_base and cl100k_base meters that remember line counts across slices
     meters: [CachedMeter; 2],
@@ -95,13 +94,10 @@ impl Slicer {
     }
 
     /// The search context [`Slicer::new`] and [`Slicer::with_backend`] index: the field
-    /// corpus ([`CorpusOptions::default`]) in `rendering`, its tokens counted in
+    /// corpus ([`gqlnav_corpus::CorpusOptions::default`]) in `rendering`, its tokens counted in
     /// o200k_base. [`Slicer::new`] uses [`Rendering::DotPlusGloss`].
     pub fn index_context(graph: Arc<SchemaGraph>, rendering: Rendering) -> SearchContext {
-        let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
-        let meter = TokenMeter::new(Encoding::O200kBase);
-        let rendered = Arc::new(corpus.render(rendering, &meter));
-        SearchContext::new(graph, corpus, rendered)
+        SearchContext::fields(graph, rendering, &TokenMeter::new(Encoding::O200kBase))
     }
 
     /// A slicer over a ranker that is already indexed over `ctx`, so that a server can
@@ -210,24 +206,11 @@ impl Slicer {
         Ok(slicer)
     }
 
-    /// A *label*: a field that names or states one record of its type, as `name`,
-    /// `title`, `number` or `state` do. Told from the schema alone: a single scalar or
-    /// enum (not a list, not an `ID`, not a `Boolean` flag), no required argument, not
-    /// deprecated, a one-word name, on an ordinary type (not a connection or edge).
+    /// A *label* ([`LabelRule::Record`]): a field that names or states one record of its
+    /// type, as `name`, `title`, `number` or `state` do.
     fn is_label(&self, d: usize) -> bool {
         let e = &self.corpus.entries[d];
-        let nt = e.named_type.as_str();
-        self.is_leaf(d)
-            && !e.is_list()
-            && nt != "ID"
-            && nt != "Boolean"
-            && e.deprecated.is_none()
-            && !e.args.iter().any(|a| a.required)
-            && unwrap_connection(&self.graph, &e.owner).is_none()
-            && gqlnav_search::Analyzer::Identifier
-                .index_terms(&e.name)
-                .len()
-                == 1
+        self.graph.is_label(&e.owner, &e.name, LabelRule::Record)
     }
 
     fn build_conn_memo(&self) -> HashMap<String, Vec<usize>> {
@@ -270,7 +253,7 @@ impl Slicer {
         if let Some(q) = self.graph.root(RootKind::Query) {
             for &d in self.fields_of_type.get(q).map(Vec::as_slice).unwrap_or(&[]) {
                 let nt = &self.corpus.entries[d].named_type;
-                let fam = unwrap_connection(&self.graph, nt).unwrap_or_else(|| nt.clone());
+                let fam = self.graph.wrapped_type(nt).unwrap_or_else(|| nt.clone());
                 if fam != q {
                     roots.entry(fam).or_default().push(d);
                 }
@@ -286,7 +269,7 @@ impl Slicer {
             .map(|e| {
                 let mut f = Vec::new();
                 let nt = e.named_type.clone();
-                let node = unwrap_connection(&self.graph, &nt).unwrap_or_else(|| nt.clone());
+                let node = self.graph.wrapped_type(&nt).unwrap_or_else(|| nt.clone());
                 for t in [nt, node] {
                     let possible = self.graph.possible_types(&t);
                     if possible.len() <= SMALL_ABSTRACT {
@@ -301,21 +284,27 @@ impl Slicer {
             .collect()
     }
 
-    /// Connection wrapper docs for a field returning a connection or edge: `nodes` and
-    /// `totalCount`; `edges` and `Edge.node` only when there is no `nodes` field or the
-    /// edge carries data of its own (`StarredRepositoryEdge.starredAt`), and then those
-    /// fields too (not `cursor`: `pageInfo` pages as well).
+    /// Connection wrapper docs for a field returning a connection or edge type
+    /// ([`SchemaGraph::wrapper`]): `nodes` (an edge type's `node`) and the count of all
+    /// items (`totalCount`, [`gqlnav_schema::Connection::total_count`]); `edges` and `Edge.node` only
+    /// when there is no `nodes` field or the edge carries data of its own
+    /// (`StarredRepositoryEdge.starredAt`), and then those fields too (not `cursor`:
+    /// `pageInfo` pages as well).
     fn compute_conn_docs(&self, named: &str) -> Vec<usize> {
         let mut out = Vec::new();
-        if unwrap_connection(&self.graph, named).is_none() {
-            return out;
-        }
-        let nodes = self.doc_of.get(&format!("{named}.nodes")).copied();
+        let doc = |owner: &str, field: &str| self.doc_of.get(&format!("{owner}.{field}")).copied();
+        let c = match self.graph.wrapper(named) {
+            Some(Wrapper::Connection(c)) => c,
+            Some(Wrapper::Edge { node, .. }) => {
+                out.extend(doc(named, &node));
+                return out;
+            }
+            None => return out,
+        };
+        let nodes = c.nodes.as_deref().and_then(|n| doc(named, n));
         out.extend(nodes);
-        out.extend(self.doc_of.get(&format!("{named}.node")).copied());
-        out.extend(self.doc_of.get(&format!("{named}.totalCount")).copied());
-        if let Some(&ed) = self.doc_of.get(&format!("{named}.edges")) {
-            let edge = &self.corpus.entries[ed].named_type;
+        out.extend(c.total_count.as_deref().and_then(|n| doc(named, n)));
+        if let Some((edges, edge)) = &c.edges {
             let extra: Vec<usize> = self
                 .fields_of_type
                 .get(edge)
@@ -326,8 +315,8 @@ impl Slicer {
                 .filter(|&d| !matches!(self.corpus.entries[d].name.as_str(), "node" | "cursor"))
                 .collect();
             if nodes.is_none() || !extra.is_empty() {
-                out.push(ed);
-                out.extend(self.doc_of.get(&format!("{edge}.node")).copied());
+                out.extend(doc(named, edges));
+                out.extend(doc(edge, "node"));
                 out.extend(extra);
             }
         }

@@ -9,7 +9,6 @@ use std::collections::BinaryHeap;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use gqlnav_schema::RootKind;
-use gqlnav_search::unwrap_connection;
 
 use crate::index::Slicer;
 use crate::options::Knobs;
@@ -183,7 +182,7 @@ impl Slicer {
     ) {
         let nt = self.corpus.entries[d].named_type.clone();
         let mut tys = vec![nt.clone()];
-        if let Some(n) = unwrap_connection(&self.graph, &nt) {
+        if let Some(n) = self.graph.wrapped_type(&nt) {
             tys.push(n);
             if let Some(&ed) = self.doc_of.get(&format!("{nt}.edges")) {
                 tys.push(self.corpus.entries[ed].named_type.clone());
@@ -235,7 +234,7 @@ impl Slicer {
                 continue;
             }
             let nt = &e.named_type;
-            let node = unwrap_connection(&self.graph, nt);
+            let node = self.graph.wrapped_type(nt);
             let hit = owners.contains(nt) || node.as_ref().is_some_and(|n| owners.contains(n));
             if hit {
                 entries.push((cx.value.get(&d).copied().unwrap_or(0.0), d));

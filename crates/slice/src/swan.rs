@@ -1,6 +1,6 @@
 //! The Swan MCP's answer as a slice, for the slice bench: its ranked fields, each with
 //! its walk to the root, taken in rank order until the answer text would pass
-//! `max_chars` (10,000 by default, the original's cap). The members are the hit fields,
+//! `max_chars` ([`gqlnav_search::SWAN_MAX_CHARS`] by default, the original's cap). The members are the hit fields,
 //! the fields of each walk (so the intermediary types come along), and all their
 //! arguments; they are rendered in the bench's style so that the grading and the token
 //! counts are those of every other slice row.

@@ -10,7 +10,6 @@ use rustc_hash::FxHashMap as HashMap;
 
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::RootKind;
-use gqlnav_search::unwrap_connection;
 use gqlnav_search::{Purpose, Query, Scored};
 
 use crate::closure::Pruner;
@@ -188,8 +187,8 @@ impl Slicer {
             cx.value.insert(h.doc, s);
             let t = type_rel.entry(e.owner.clone()).or_insert(0.0);
             *t = t.max(s);
-            let node = unwrap_connection(&self.graph, &e.named_type)
-                .unwrap_or_else(|| e.named_type.clone());
+            let node =
+                (self.graph.wrapped_type(&e.named_type)).unwrap_or_else(|| e.named_type.clone());
             if self.fields_of_type.contains_key(&node) {
                 let t = type_rel.entry(node).or_insert(0.0);
                 *t = t.max(0.8 * s);
@@ -207,7 +206,7 @@ impl Slicer {
             .filter(|(t, _)| {
                 t.as_str() != q_root
                     && !self.is_excluded_root(t)
-                    && unwrap_connection(&self.graph, t).is_none()
+                    && self.graph.wrapped_type(t).is_none()
             })
             .map(|(t, v)| (t, *v))
             .collect();

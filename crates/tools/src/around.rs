@@ -6,7 +6,7 @@
 use apollo_compiler::collections::IndexMap;
 use apollo_compiler::schema::{Component, ExtendedType, FieldDefinition};
 use apollo_compiler::Name;
-use gqlnav_schema::SchemaGraph;
+use gqlnav_schema::{SchemaGraph, Wrapper};
 
 use crate::search::SearchItem;
 use crate::util::has_required_args;
@@ -75,7 +75,7 @@ fn current_ways(
         };
         for (name, f) in fields {
             let r = f.ty.inner_named_type().as_str();
-            let r = gqlnav_search::unwrap_connection(graph, r).unwrap_or_else(|| r.to_string());
+            let r = graph.wrapped_type(r).unwrap_or_else(|| r.to_string());
             if r != t || f.directives.get("deprecated").is_some() {
                 continue;
             }
@@ -180,8 +180,7 @@ const MAX_LINKS: usize = 12;
 /// of a deployment").
 pub(crate) fn link_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<String> {
     let fields_of = |t: &str| field_map(graph, t).filter(|_| graph.root_kind(t).is_none());
-    let target =
-        |t: &str| gqlnav_search::unwrap_connection(graph, t).unwrap_or_else(|| t.to_string());
+    let target = |t: &str| graph.wrapped_type(t).unwrap_or_else(|| t.to_string());
     let mut types: Vec<String> = Vec::new();
     for it in items {
         let (owner, rest) = it
@@ -279,7 +278,9 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
             continue;
         };
         let named = f.ty.inner_named_type().as_str();
-        let t = gqlnav_search::unwrap_connection(graph, named).unwrap_or_else(|| named.to_string());
+        let t = graph
+            .wrapped_type(named)
+            .unwrap_or_else(|| named.to_string());
         let small = field_map(graph, &t).is_some_and(|fs| fs.len() <= SMALL_TYPE_FIELDS);
         if !top && !small && !graph.is_value_object(&t) {
             continue;
@@ -313,29 +314,19 @@ pub(crate) fn return_fields(graph: &SchemaGraph, items: &[SearchItem]) -> Vec<St
     out
 }
 
-/// How a selection reaches `node` through the connection or edge type `wrapper`:
-/// `XConnection.nodes`, else `XConnection.edges > XEdge.node` (`XEdge.node` for an edge
-/// type); `None` when `wrapper` is `node` itself or neither is there.
+/// How a selection reaches `node` through the connection or edge type `wrapper`
+/// ([`SchemaGraph::wrapper`]): `XConnection.nodes`, else `XConnection.edges > XEdge.node`
+/// (`XEdge.node` for an edge type); `None` when `wrapper` does not wrap `node`.
 fn connection_hop(graph: &SchemaGraph, wrapper: &str, node: &str) -> Option<String> {
-    if wrapper == node {
-        return None;
+    let w = graph.wrapper(wrapper).filter(|w| w.node_type() == node)?;
+    match w {
+        Wrapper::Connection(c) => match (c.nodes, c.edges) {
+            (Some(nodes), _) => Some(format!("{wrapper}.{nodes}")),
+            (None, Some((edges, edge))) => Some(format!("{wrapper}.{edges} > {edge}.node")),
+            (None, None) => None,
+        },
+        Wrapper::Edge { node: field, .. } => Some(format!("{wrapper}.{field}")),
     }
-    let fs = field_map(graph, wrapper)?;
-    let to_node = |f: &str| {
-        fs.get(f)
-            .is_some_and(|d| d.ty.inner_named_type().as_str() == node)
-    };
-    if to_node("nodes") {
-        return Some(format!("{wrapper}.nodes"));
-    }
-    if to_node("node") {
-        return Some(format!("{wrapper}.node"));
-    }
-    let edge = fs.get("edges")?.ty.inner_named_type().as_str();
-    let es = field_map(graph, edge)?;
-    es.get("node")
-        .filter(|d| d.ty.inner_named_type().as_str() == node)
-        .map(|_| format!("{wrapper}.edges > {edge}.node"))
 }
 
 /// `from -> T: T.a, T.b, … +N`: the non-deprecated fields of `t` without required

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use apollo_compiler::validation::Valid;
 use apollo_compiler::Schema;
-use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
+use gqlnav_corpus::{Rendering, TokenMeter};
 use gqlnav_schema::{CheckedSchema, SchemaGraph};
 use gqlnav_search::{SearchBackend, SearchContext, StructureBackend, StructureWeights};
 
@@ -55,9 +55,7 @@ pub const DEFAULT_RENDERING: Rendering = Rendering::DotPlusGloss;
 /// Build the search context the tools use: the field corpus (one entry per field of
 /// every object and interface type), rendered in [`DEFAULT_RENDERING`].
 pub fn default_context(graph: Arc<SchemaGraph>, meter: &TokenMeter) -> SearchContext {
-    let corpus = Arc::new(Corpus::build(&graph, CorpusOptions::default()));
-    let rendered = Arc::new(corpus.render(DEFAULT_RENDERING, meter));
-    SearchContext::new(graph, corpus, rendered)
+    SearchContext::fields(graph, DEFAULT_RENDERING, meter)
 }
 
 /// The schema operations are checked against, validated once per generation: `Valid`

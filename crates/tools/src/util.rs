@@ -176,12 +176,7 @@ pub fn cap_text(
     (format!("{}{marker}", &text[..keep]), true)
 }
 
-/// A field takes an argument the caller must give (non-null, no default).
-pub(crate) fn has_required_args(f: &apollo_compiler::schema::FieldDefinition) -> bool {
-    f.arguments
-        .iter()
-        .any(|a| a.ty.is_non_null() && a.default_value.is_none())
-}
+pub(crate) use gqlnav_schema::has_required_args;
 
 #[cfg(test)]
 mod tests {

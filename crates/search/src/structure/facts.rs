@@ -3,8 +3,8 @@
 
 use gqlnav_corpus::{split_identifier, Entry, EntryKind};
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
+use gqlnav_schema::LabelRule;
 
-use super::unwrap_connection;
 use crate::analyzer::s_stem;
 use crate::SearchContext;
 
@@ -26,19 +26,15 @@ pub(super) fn deprecated_fields(ctx: &SearchContext) -> Vec<bool> {
         .collect()
 }
 
-/// Per doc: the field is a *label* of its type (the `label` channel): a non-null `String`
-/// without arguments whose name is one word (`name`, `title`, `key`, `login`; not
-/// `licenceType`). A question about a type's items reads them, named or not ("which
-/// teams am I in" shows each team's name). Form, not names: nothing here knows a word.
+/// Per doc: the field is a *label* of its type (the `label` channel), by
+/// [`LabelRule::Name`]: a non-null `String` without arguments whose name is one
+/// lower-case word (`name`, `title`, `key`, `login`; not `licenceType`).
 pub(super) fn label_fields(ctx: &SearchContext) -> Vec<bool> {
     ctx.corpus
         .entries
         .iter()
         .map(|e| {
-            e.kind == EntryKind::Field
-                && e.return_type == "String!"
-                && e.args.is_empty()
-                && !e.name.chars().any(|c| c.is_uppercase() || c == '_')
+            e.kind == EntryKind::Field && ctx.graph.is_label(&e.owner, &e.name, LabelRule::Name)
         })
         .collect()
 }
@@ -52,27 +48,23 @@ pub(super) fn root_lists(ctx: &SearchContext) -> Vec<bool> {
         .map(|e| {
             ctx.graph.root_kind(&e.owner).is_some()
                 && (e.return_type.trim_end_matches('!').starts_with('[')
-                    || unwrap_connection(&ctx.graph, &e.named_type).is_some())
+                    || ctx.graph.wrapped_type(&e.named_type).is_some())
         })
         .collect()
 }
 
-/// Per doc: when the field returns a connection, that connection's count fields (its
-/// non-list `Int` fields, such as `totalCount`); empty otherwise. A counting question
-/// completes a top hit with them (`value_hits`).
+/// Per doc: when the field returns a connection, that connection's count fields
+/// ([`gqlnav_schema::Connection::count_fields`], such as `totalCount`); empty otherwise.
+/// A counting question completes a top hit with them (`value_hits`).
 pub(super) fn count_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
     let (graph, corpus) = (&ctx.graph, &ctx.corpus);
     per_field(ctx, |e| {
-        if unwrap_connection(graph, &e.named_type).is_none() {
-            return Vec::new();
-        }
-        let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.named_type.as_str()) else {
+        let Some(c) = graph.connection(&e.named_type) else {
             return Vec::new();
         };
-        o.fields
+        c.count_fields
             .iter()
-            .filter(|(_, f)| !f.ty.is_list() && f.ty.inner_named_type().as_str() == "Int")
-            .filter_map(|(n, _)| corpus.position(&format!("{}.{n}", e.named_type)))
+            .filter_map(|n| corpus.position(&format!("{}.{n}", e.named_type)))
             .collect()
     })
 }
@@ -149,33 +141,20 @@ fn per_field(ctx: &SearchContext, f: impl Fn(&Entry) -> Vec<usize>) -> Vec<Vec<u
         .collect()
 }
 
-/// Per doc: when the field returns a connection, the wrapper fields a selection of it
-/// passes through (`nodes`, `edges`, the edge's `node`): the `conn` channel.
+/// Per doc: when the field returns a connection or an edge type, the wrapper fields a
+/// selection of it passes through ([`gqlnav_schema::SchemaGraph::wrapper_fields`]:
+/// `nodes`, `edges`, the edge's `node`): the `conn` channel.
 pub(super) fn connection_wrappers(ctx: &SearchContext) -> Vec<Vec<usize>> {
     let (graph, corpus) = (&ctx.graph, &ctx.corpus);
     corpus
         .entries
         .iter()
         .map(|e| {
-            let mut v = Vec::new();
-            if unwrap_connection(graph, &e.named_type).is_some() {
-                for f in ["nodes", "edges", "node"] {
-                    if let Some(p) = corpus.position(&format!("{}.{f}", e.named_type)) {
-                        v.push(p);
-                    }
-                }
-                if let Some(ExtendedType::Object(o)) = graph.schema.types.get(e.named_type.as_str())
-                {
-                    if let Some(ed) = o.fields.get("edges") {
-                        if let Some(p) =
-                            corpus.position(&format!("{}.node", ed.ty.inner_named_type()))
-                        {
-                            v.push(p);
-                        }
-                    }
-                }
-            }
-            v
+            graph
+                .wrapper_fields(&e.named_type)
+                .iter()
+                .filter_map(|f| corpus.position(&f.coordinate()))
+                .collect()
         })
         .collect()
 }
@@ -186,7 +165,7 @@ pub(super) fn connection_wrappers(ctx: &SearchContext) -> Vec<Vec<usize>> {
 pub(super) fn value_fields(ctx: &SearchContext) -> Vec<Vec<usize>> {
     let (graph, corpus) = (&ctx.graph, &ctx.corpus);
     per_field(ctx, |e| {
-        if unwrap_connection(graph, &e.owner).is_some() {
+        if graph.wrapped_type(&e.owner).is_some() {
             return Vec::new();
         }
         super::graph::value_object_fields(graph, corpus, &e.named_type)

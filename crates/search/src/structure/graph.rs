@@ -4,31 +4,10 @@
 use gqlnav_schema::apollo_compiler::schema::ExtendedType;
 use gqlnav_schema::{PathOptions, SchemaGraph};
 
-/// The node type behind a connection or edge type, through its real `nodes`/`node`/
-/// `edges` fields.
+/// The node type behind a connection or edge type
+/// ([`SchemaGraph::wrapped_type`], defined in gqlnav-schema).
 pub fn unwrap_connection(graph: &SchemaGraph, ty: &str) -> Option<String> {
-    let fields = match graph.schema.types.get(ty) {
-        Some(ExtendedType::Object(o)) => &o.fields,
-        Some(ExtendedType::Interface(o)) => &o.fields,
-        _ => return None,
-    };
-    let looks =
-        ty.ends_with("Connection") || ty.ends_with("Edge") || fields.contains_key("pageInfo");
-    if !looks {
-        return None;
-    }
-    if let Some(f) = fields.get("nodes").or_else(|| fields.get("node")) {
-        return Some(f.ty.inner_named_type().to_string());
-    }
-    if let Some(f) = fields.get("edges") {
-        let edge = f.ty.inner_named_type().as_str();
-        if let Some(ExtendedType::Object(e)) = graph.schema.types.get(edge) {
-            if let Some(n) = e.fields.get("node") {
-                return Some(n.ty.inner_named_type().to_string());
-            }
-        }
-    }
-    None
+    graph.wrapped_type(ty)
 }
 
 /// The collection path to `ty` ([`collection_path`]) when none of its `cheapest` root
@@ -166,7 +145,7 @@ fn selectable_collection_field<'p>(
     let mut i = path.len().checked_sub(1)?;
     while i > 0 {
         let owner = path[i].split_once('.').map_or("", |x| x.0);
-        if unwrap_connection(graph, owner).is_none_or(|n| n != ty) {
+        if graph.wrapped_type(owner).is_none_or(|n| n != ty) {
             break;
         }
         i -= 1;
@@ -205,7 +184,7 @@ fn is_collection_path(graph: &SchemaGraph, path: &[String], ty: &str) -> bool {
     let Some(f) = field else { return false };
     let direct = f.ty.inner_named_type().as_str() == ty;
     direct
-        && (f.ty.is_list() || unwrap_connection(graph, owner).is_some_and(|n| n == ty))
+        && (f.ty.is_list() || graph.wrapped_type(owner).is_some_and(|n| n == ty))
         && !passes_through(graph, path, ty)
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gqlnav_corpus::{Corpus, CorpusOptions, Rendering, TokenMeter};
+use gqlnav_corpus::{Rendering, TokenMeter};
 use gqlnav_search::{Purpose, Query, SearchBackend, SearchContext, StructureBackend};
 
 /// A path relative to the repository root.
@@ -55,9 +55,7 @@ pub fn context(rel: &str) -> SearchContext {
     let g = Arc::new(
         gqlnav_schema::load_file(&repo(rel)).unwrap_or_else(|e| panic!("bundled {rel}: {e}")),
     );
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    SearchContext::new(g, c, r)
+    SearchContext::fields(g, Rendering::DotPlusGloss, &TokenMeter::default())
 }
 
 /// The bundled WG GitHub schema's search context.
@@ -78,9 +76,7 @@ pub fn singapore() -> SearchContext {
 /// The search context of an SDL text (dot-plus-gloss rendering, fields only).
 pub fn sdl(text: &str) -> SearchContext {
     let g = Arc::new(gqlnav_schema::load_sdl_str(text, "test.graphql").expect("test SDL"));
-    let c = Arc::new(Corpus::build(&g, CorpusOptions::default()));
-    let r = Arc::new(c.render(Rendering::DotPlusGloss, &TokenMeter::default()));
-    SearchContext::new(g, c, r)
+    SearchContext::fields(g, Rendering::DotPlusGloss, &TokenMeter::default())
 }
 
 /// The held-out Nautical schema bundled in benchmarks/heldout (BSD-3-Clause).

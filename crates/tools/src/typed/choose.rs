@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use apollo_compiler::Schema;
-use gqlnav_schema::connection_of;
+use gqlnav_schema::{connection_of, has_required_args};
 use gqlnav_search::Hit;
 
 use super::path::{field_def, is_leaf, steps_of, FieldPath, Step};
@@ -53,12 +53,6 @@ pub(crate) fn leaf_order(schema: &Schema, ty: &str) -> Vec<String> {
         .collect();
     leaves.sort();
     leaves.into_iter().map(|l| l.4).collect()
-}
-
-fn has_required_args(f: &FieldDefinition) -> bool {
-    f.arguments
-        .iter()
-        .any(|a| a.ty.is_non_null() && a.default_value.is_none())
 }
 
 /// One offered path: a leaf, or an object with the leaves it selects.
