@@ -203,16 +203,16 @@ fn empty_questions_unknown_seeds_and_bad_knobs_say_what_to_write() {
         "[]",
     ]);
     assert!(e.contains("JSON object"), "{e}");
-    // a misspelt channel is named, with the ones there are
+    // a misspelt stage is named, with the ones there are
     let e = run_err(&[
         "search",
         "books",
         "--schema",
         "builtin:demo",
         "--without",
-        "persn",
+        "selecton",
     ]);
-    assert!(e.contains("`persn`") && e.contains("person"), "{e}");
+    assert!(e.contains("`selecton`") && e.contains("selection"), "{e}");
     // a seed alone is a question enough
     let v = run_json(&[
         "slice",
