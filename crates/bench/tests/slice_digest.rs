@@ -55,10 +55,13 @@ use gqlnav_slice::{SliceOptions, Style};
 /// - 2026-12-05, both: `list` as a stop word (a request, as `show`): auto dev grades
 ///   unchanged, mean 6,015 → 6,009 cl100k; b2000 62.0% → 62.3%, the other budgets' grades
 ///   unchanged.
-const DENSE_AUTO_ALL: &str = "a22ba56c1c9eb74b";
-const SDL_B2000_CLOSED_ALL: &str = "5cef79afe828f026";
-const DENSE_AUTO_FIFTHS: &str = "642dc16c4956efb5";
-const SDL_B2000_CLOSED_FIFTHS: &str = "a1cf97d8f0b77868";
+/// - 2026-12-06, both: the ranker as 12 stages, the interface-twin lift (`iface`) removed
+///   (docs/ranking.md, "Ablation"): auto dev grades unchanged, mean 6,009 → 5,998 cl100k;
+///   b2000 62.3% → 63.5%.
+const DENSE_AUTO_ALL: &str = "e7c7c536525a34e0";
+const SDL_B2000_CLOSED_ALL: &str = "c1e79bb717bf1d94";
+const DENSE_AUTO_FIFTHS: &str = "8c4ccea905bcc845";
+const SDL_B2000_CLOSED_FIFTHS: &str = "fe6c763922b13969";
 
 fn configs() -> Vec<(&'static str, SliceOptions)> {
     vec![
