@@ -437,7 +437,7 @@ fn sibling_fields_fold_into_one_result_and_cursors_skip_them() {
     let tools = common::toolbox("github");
     let q = "avatar url of the author";
     let mut req = SearchRequest::new(q);
-    req.limit = 4;
+    req.limit = 6;
     let mut seen: Vec<String> = Vec::new();
     let mut folded_any = false;
     let mut numbers = Vec::new();
