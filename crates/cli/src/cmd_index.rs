@@ -11,6 +11,7 @@ use gqlnav_corpus::TokenMeter;
 use gqlnav_schema::SchemaGraph;
 use gqlnav_search::saved;
 use gqlnav_tools::Indexed;
+
 use serde_json::json;
 
 use crate::backends::BackendArgs;
@@ -22,9 +23,15 @@ pub struct IndexArgs {
     #[command(flatten)]
     pub schema: SchemaArgs,
     /// Directory to write the index to (new, empty, or an earlier gqlnav index, which is
-    /// replaced atomically).
+    /// replaced atomically). With --graphs: the folder that gets one index per graph,
+    /// DIR/NAME (serve them with `index_root = "DIR"` in the graphs file).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Index every graph of a graphs file (`gqlnav serve --graphs`), each into DIR/NAME.
+    /// A graph that fails is reported and the others are indexed; the exit status says
+    /// whether all were.
+    #[arg(long, value_name = "FILE")]
+    pub graphs: Option<PathBuf>,
     /// The ranker to index (the same flags as `gqlnav serve`).
     #[command(flatten)]
     pub backend: BackendArgs,
@@ -45,39 +52,131 @@ fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-/// Build, index and save.
-pub fn run(a: IndexArgs) -> Result<()> {
+/// One saved index: what was written.
+struct Built {
+    backend: String,
+    entries: usize,
+    bytes: u64,
+    ms: u64,
+}
+
+/// Index `graph` with the ranker the flags name and save it to `out`.
+fn build_one(graph: Arc<SchemaGraph>, backend: &BackendArgs, out: &Path) -> Result<Built> {
     let t0 = Instant::now();
-    let graph = Arc::new(a.schema.load(a.json)?);
     let meter = TokenMeter::default();
-    let ctx = gqlnav_tools::default_context(graph.clone(), &meter);
-    let specs = a.backend.specs(&[gqlnav_tools::DEFAULT_RENDERING])?;
+    let ctx = gqlnav_tools::default_context(graph, &meter);
+    let specs = backend.specs(&[gqlnav_tools::DEFAULT_RENDERING])?;
     let [spec] = specs.as_slice() else {
         anyhow::bail!("an index holds one ranker: give one --backend (and one --analyzer)");
     };
-    let mut backend = a.backend.build(spec)?;
-    backend.index(&ctx)?;
-    backend
-        .save(&a.out)
-        .with_context(|| format!("saving the index to {}", a.out.display()))?;
-    let ms = t0.elapsed().as_millis() as u64;
-    let bytes = dir_bytes(&a.out);
+    let mut b = backend.build(spec)?;
+    b.index(&ctx)?;
+    b.save(out)
+        .with_context(|| format!("saving the index to {}", out.display()))?;
+    Ok(Built {
+        backend: b.name(),
+        entries: ctx.corpus.len(),
+        bytes: dir_bytes(out),
+        ms: t0.elapsed().as_millis() as u64,
+    })
+}
+
+/// Build, index and save.
+pub fn run(a: IndexArgs) -> Result<()> {
+    if let Some(file) = &a.graphs {
+        return run_graphs(&a, file);
+    }
+    let graph = Arc::new(a.schema.load(a.json)?);
+    let source = graph.source.clone();
+    let b = build_one(graph, &a.backend, &a.out)?;
     if a.json {
         return print_json(&json!({
-            "dir": a.out.display().to_string(), "backend": backend.name(),
-            "schema": graph.source, "entries": ctx.corpus.len(), "bytes": bytes, "ms": ms,
+            "dir": a.out.display().to_string(), "backend": b.backend,
+            "schema": source, "entries": b.entries, "bytes": b.bytes, "ms": b.ms,
         }));
     }
     eprintln!(
-        "indexed {} ({} entries, {}) in {ms} ms: {} ({} KiB). Serve it with: gqlnav serve --schema {} --index-dir {}",
-        graph.source,
-        ctx.corpus.len(),
-        backend.name(),
+        "indexed {source} ({} entries, {}) in {} ms: {} ({} KiB). Serve it with: gqlnav serve --schema {} --index-dir {}",
+        b.entries,
+        b.backend,
+        b.ms,
         a.out.display(),
-        bytes / 1024,
+        b.bytes / 1024,
         a.schema.schema.as_deref().unwrap_or("builtin:github"),
         a.out.display()
     );
+    Ok(())
+}
+
+/// `gqlnav index --graphs FILE --out DIR`: every graph into DIR/NAME, with a progress
+/// bar; failures are listed and make the exit status non-zero.
+fn run_graphs(a: &IndexArgs, file: &Path) -> Result<()> {
+    if a.schema.schema.is_some() {
+        anyhow::bail!(
+            "--schema names one graph; with --graphs each [[graph]] table names its schema"
+        );
+    }
+    let f = gqlnav_serve::GraphsFile::from_file(file)?;
+    let t0 = Instant::now();
+    let pb = crate::common::progress(f.graphs.len() as u64, "indexing graphs");
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for g in &f.graphs {
+        pb.set_message(format!("indexing {}", g.name));
+        let out = a.out.join(&g.name);
+        let mut sa = a.schema.clone();
+        sa.schema = Some(g.schema.clone());
+        sa.headers = g
+            .config
+            .tools
+            .headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let r = sa
+            .load(true)
+            .and_then(|graph| build_one(Arc::new(graph), &a.backend, &out));
+        match r {
+            Ok(b) => rows.push(json!({
+                "graph": g.name, "dir": out.display().to_string(), "backend": b.backend,
+                "entries": b.entries, "bytes": b.bytes, "ms": b.ms,
+            })),
+            Err(e) => failed.push(json!({"graph": g.name, "error": format!("{e:#}")})),
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let ms = t0.elapsed().as_millis() as u64;
+    if a.json {
+        print_json(
+            &json!({"out": a.out.display().to_string(), "indexed": rows, "failed": failed, "ms": ms}),
+        )?;
+    } else {
+        let bytes: u64 = rows.iter().filter_map(|r| r["bytes"].as_u64()).sum();
+        eprintln!(
+            "indexed {} of {} graphs into {} in {ms} ms ({} KiB). Serve them with `index_root = \"{}\"` in {}.",
+            rows.len(),
+            f.graphs.len(),
+            a.out.display(),
+            bytes / 1024,
+            a.out.display(),
+            file.display()
+        );
+        for e in &failed {
+            eprintln!(
+                "  failed: {}: {}",
+                e["graph"].as_str().unwrap_or(""),
+                e["error"].as_str().unwrap_or("")
+            );
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "{} of {} graphs were not indexed",
+            failed.len(),
+            f.graphs.len()
+        );
+    }
     Ok(())
 }
 

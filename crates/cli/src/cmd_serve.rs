@@ -20,6 +20,16 @@ use crate::backends::BackendArgs;
 /// Flags of `gqlnav serve`.
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
+    /// Serve many graphs from one process: a TOML file with one [[graph]] table per
+    /// graph (name, schema, endpoint, headers, allow_mutations, index) and optional
+    /// [[credential]] scopes (docs/serve.md, "Many graphs"). Every tool then takes
+    /// `graph`; the GraphQL endpoint answers at /graphql/NAME. A --config file with
+    /// [[graph]] tables does the same.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["endpoint", "index_dir", "compiled_tools", "docs", "allow_mutations"])]
+    pub graphs: Option<PathBuf>,
+    /// With --graphs: load every graph before serving (default: each on first use).
+    #[arg(long, requires = "graphs")]
+    pub preload: bool,
     /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio (loopback only
     /// unless [server] allowed_hosts is set). Port 0 picks a free port (printed on stderr).
     #[arg(long, value_name = "ADDR")]
@@ -193,6 +203,86 @@ pub fn run(
         factory: Some(factory),
         stdio,
         docs,
+    })?;
+    Ok(())
+}
+
+/// How the multi-graph server loads a graph: the schema flags' caps and timeouts with
+/// the graph's own source and headers, and the ranker flags with the graph's saved index.
+struct CliLoader {
+    schema: crate::common::SchemaArgs,
+    backend: BackendArgs,
+}
+
+impl gqlnav_serve::GraphLoader for CliLoader {
+    fn schema(&self, spec: &gqlnav_serve::GraphSpec) -> std::result::Result<SchemaGraph, String> {
+        let mut a = self.schema.clone();
+        a.schema = Some(spec.schema.clone());
+        a.headers = spec
+            .config
+            .tools
+            .headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        a.load(true).map_err(|e| format!("{e:#}"))
+    }
+
+    fn factory(
+        &self,
+        spec: &gqlnav_serve::GraphSpec,
+    ) -> std::result::Result<BackendFactory, String> {
+        backend_factory(&self.backend, spec.index.clone()).map_err(|e| format!("{e:#}"))
+    }
+}
+
+/// The graphs file `gqlnav serve` was given: `--graphs`, or a `--config` file with
+/// [[graph]] tables.
+pub fn graphs_file(args: &ServeArgs) -> Result<Option<PathBuf>> {
+    if let Some(g) = &args.graphs {
+        return Ok(Some(g.clone()));
+    }
+    let Some(c) = &args.config else {
+        return Ok(None);
+    };
+    Ok(gqlnav_serve::GraphsFile::holds_graphs(c)?.then(|| c.clone()))
+}
+
+/// Run `gqlnav serve --graphs FILE`: the file's [server] section, then the listener
+/// flags (--http, --graphql, --log-file, --reload-seconds).
+pub fn run_graphs(
+    args: ServeArgs,
+    file: &std::path::Path,
+    schema: crate::common::SchemaArgs,
+) -> Result<()> {
+    if schema.schema.is_some() {
+        anyhow::bail!(
+            "--schema names one graph; with --graphs each [[graph]] table names its schema"
+        );
+    }
+    let mut f = gqlnav_serve::GraphsFile::from_file(file)?;
+    let c = &mut f.server;
+    if let Some(v) = &args.http {
+        c.http = Some(v.clone());
+    }
+    if let Some(v) = &args.graphql {
+        c.graphql = Some(v.clone());
+    }
+    if let Some(v) = &args.log_file {
+        c.log_file = Some(v.clone());
+    }
+    if let Some(v) = args.reload_seconds {
+        c.reload_poll = (v > 0).then(|| Duration::from_secs(v));
+    }
+    let stdio = c.http.is_none() && !(args.no_stdio && c.graphql.is_some());
+    gqlnav_serve::launch_graphs(gqlnav_serve::GraphsLaunch {
+        file: f,
+        loader: Arc::new(CliLoader {
+            schema,
+            backend: args.backend.clone(),
+        }),
+        stdio,
+        preload: args.preload,
     })?;
     Ok(())
 }

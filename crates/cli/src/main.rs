@@ -88,7 +88,7 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
     /// search / introspect / validate / execute tools, and a GraphQL endpoint with
     /// `__search` / `__definitions`.
     #[command(
-        after_help = "Examples:\n  gqlnav serve --schema schema.graphql                      MCP over stdio\n  gqlnav serve --schema schema.graphql --http 127.0.0.1:8808  MCP over streamable HTTP\n  gqlnav serve --schema schema.graphql --graphql 127.0.0.1:4000 --endpoint https://api.example.com/graphql -H 'Authorization: Bearer …'\n\nSee docs/serve.md for the config file, the tools and the safety defaults."
+        after_help = "Examples:\n  gqlnav serve --schema schema.graphql                      MCP over stdio\n  gqlnav serve --schema schema.graphql --http 127.0.0.1:8808  MCP over streamable HTTP\n  gqlnav serve --schema schema.graphql --graphql 127.0.0.1:4000 --endpoint https://api.example.com/graphql -H 'Authorization: Bearer …'\n  gqlnav serve --graphs graphs.toml --http 127.0.0.1:8808     many graphs, scoped per credential\n\nSee docs/serve.md for the config file, the tools and the safety defaults."
     )]
     Serve {
         #[command(flatten)]
@@ -98,7 +98,7 @@ and count its tokens per rendering.\n\nRenderings:\n  raw                Movie.r
     },
     /// Build a ranker's index once and save it, for a fast `gqlnav serve --index-dir`.
     #[command(
-        after_help = "Examples:\n  gqlnav index --schema schema.graphql --out idx/\n  gqlnav serve --schema schema.graphql --index-dir idx/\n  gqlnav index --schema schema.graphql --out idx-hybrid/ --backend hybrid --model DIR"
+        after_help = "Examples:\n  gqlnav index --schema schema.graphql --out idx/\n  gqlnav serve --schema schema.graphql --index-dir idx/\n  gqlnav index --schema schema.graphql --out idx-hybrid/ --backend hybrid --model DIR\n  gqlnav index --graphs graphs.toml --out indexes/          one index per graph: indexes/NAME"
     )]
     Index(Box<cmd_index::IndexArgs>),
     /// Let a chat model do a task with the tools (search_schema, introspect, validate,
@@ -152,6 +152,10 @@ fn run_export(schema: common::SchemaArgs, format: &str) -> anyhow::Result<()> {
 }
 
 fn run_serve(schema: common::SchemaArgs, serve: Box<cmd_serve::ServeArgs>) -> anyhow::Result<()> {
+    if let Some(file) = cmd_serve::graphs_file(&serve)? {
+        std::thread::spawn(|| gqlnav_corpus::TokenMeter::default().warm());
+        return cmd_serve::run_graphs(*serve, &file, schema);
+    }
     // The tools count every result in o200k_base: load its ranks on the other core while
     // the schema parses, so the first answer does not wait for them.
     std::thread::spawn(|| gqlnav_corpus::TokenMeter::default().warm());

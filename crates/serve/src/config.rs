@@ -217,7 +217,7 @@ pub enum ConfigError {
     },
 }
 
-fn mutation_policy_from_toml(v: &toml::Value) -> Result<MutationPolicy, ConfigError> {
+pub(crate) fn mutation_policy_from_toml(v: &toml::Value) -> Result<MutationPolicy, ConfigError> {
     match v {
         toml::Value::String(s) => Ok(MutationPolicy::parse(s)),
         toml::Value::Array(a) => {
@@ -254,6 +254,11 @@ impl ServeConfig {
             path: path.to_string(),
             detail: e.to_string(),
         })?;
+        Self::from_parsed(f)
+    }
+
+    /// The configuration a parsed file gives (no env, no flags).
+    pub(crate) fn from_parsed(f: FileConfig) -> Result<ServeConfig, ConfigError> {
         let mut c = ServeConfig::default();
         let s = f.server;
         c.http = s.http;

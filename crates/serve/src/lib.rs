@@ -20,6 +20,7 @@
 mod config;
 mod error;
 mod graphql;
+mod graphs;
 mod mcp;
 mod state;
 mod stdio;
@@ -34,6 +35,10 @@ use gqlnav_tools::{BackendFactory, Toolbox};
 pub use config::{CompiledTools, ConfigError, ServeConfig, DEFAULT_MAX_COMPILED};
 pub use error::ServeError;
 pub use graphql::{graphql_router, handle_request, run_graphql, served_schema, GraphqlRequest};
+pub use graphs::{
+    check_name, launch_graphs, Access, Credential, GraphLoader, GraphSet, GraphSpec, GraphStatus,
+    GraphsFile, GraphsLaunch, GraphsMcp, Scopes, GRAPH_ARG, MAX_GRAPHS,
+};
 pub use mcp::{http_router, run_http, DocsRequest, GqlnavMcp};
 pub use state::AppState;
 pub use stdio::{run_stdio, MAX_LINE_BYTES};

@@ -368,7 +368,7 @@ impl ServerHandler for GqlnavMcp {
 }
 
 /// Hosts accepted besides the configured ones: loopback names, with and without port.
-fn allowed_hosts(addr: SocketAddr, extra: &[String]) -> Vec<String> {
+pub(crate) fn allowed_hosts(addr: SocketAddr, extra: &[String]) -> Vec<String> {
     let port = addr.port();
     let mut v: Vec<String> = ["localhost", "127.0.0.1", "[::1]", "::1"]
         .iter()
@@ -378,7 +378,7 @@ fn allowed_hosts(addr: SocketAddr, extra: &[String]) -> Vec<String> {
     v
 }
 
-fn allowed_origins(addr: SocketAddr, extra: &[String]) -> Vec<String> {
+pub(crate) fn allowed_origins(addr: SocketAddr, extra: &[String]) -> Vec<String> {
     let port = addr.port();
     let mut v: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
         .iter()
@@ -411,7 +411,7 @@ pub fn http_router(addr: SocketAddr, state: Arc<AppState>) -> axum::Router {
 /// Serve MCP over streamable HTTP at `http://ADDR/mcp` until the process ends.
 /// Refuses a non-loopback address unless `allow_public` is set.
 pub async fn run_http(addr: SocketAddr, state: Arc<AppState>) -> Result<(), ServeError> {
-    let listener = bind(addr, &state).await?;
+    let listener = bind(addr, &state.config).await?;
     let real = listener
         .local_addr()
         .map_err(|e| ServeError::Listen(addr, e))?;
@@ -425,9 +425,9 @@ pub async fn run_http(addr: SocketAddr, state: Arc<AppState>) -> Result<(), Serv
 /// Bind a listener; a non-loopback address needs an explicit allowed host in config.
 pub(crate) async fn bind(
     addr: SocketAddr,
-    state: &AppState,
+    config: &crate::config::ServeConfig,
 ) -> Result<tokio::net::TcpListener, ServeError> {
-    if !addr.ip().is_loopback() && state.config.allowed_hosts.is_empty() {
+    if !addr.ip().is_loopback() && config.allowed_hosts.is_empty() {
         return Err(ServeError::NotLoopback(addr));
     }
     tokio::net::TcpListener::bind(addr)

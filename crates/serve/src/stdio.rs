@@ -214,8 +214,13 @@ pub(crate) fn explain_output(line: String) -> String {
 /// Serve MCP over stdin/stdout until stdin ends. Nothing else may write to stdout while
 /// this runs (logs go to stderr or a file).
 pub async fn run_stdio(state: Arc<AppState>) -> Result<(), ServeError> {
+    run_stdio_with(GqlnavMcp::new(state)).await
+}
+
+/// [`run_stdio`] with any MCP handler (the multi-graph server's).
+pub(crate) async fn run_stdio_with<H: rmcp::ServerHandler>(handler: H) -> Result<(), ServeError> {
     let (ours, theirs) = tokio::io::duplex(1 << 20);
-    let svc = rmcp::ServiceExt::serve(GqlnavMcp::new(state), theirs);
+    let svc = rmcp::ServiceExt::serve(handler, theirs);
     let (rmcp_out, mut rmcp_in) = tokio::io::split(ours);
     let (tx, mut rx) = mpsc::channel::<String>(64);
 

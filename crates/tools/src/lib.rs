@@ -49,8 +49,8 @@ pub use introspect::{
 pub use output::ToolOutput;
 pub use policy::{ExecPolicy, MutationPolicy, ToolsConfig, MAX_SEARCH_LIMIT};
 pub use search::{
-    check_query, short_definition, SearchItem, SearchPage, SearchRequest, DEFAULT_SEARCH_LIMIT,
-    FIRST_LOOK_BUDGET_TOKENS, MAX_QUERY_BYTES,
+    check_query, item_block, short_definition, SearchItem, SearchPage, SearchRequest,
+    DEFAULT_SEARCH_LIMIT, FIRST_LOOK_BUDGET_TOKENS, MAX_QUERY_BYTES,
 };
 pub use toolbox::{
     default_backend_factory, default_context, in_memory_factory, BackendFactory, Generation,

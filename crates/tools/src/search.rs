@@ -229,7 +229,9 @@ fn kind_name(k: gqlnav_corpus::EntryKind) -> String {
 }
 
 /// The text block of one item in a `search_schema` answer.
-fn item_block(it: &SearchItem) -> String {
+/// One result as `search_schema` writes it: rank, coordinate, kind, score, definition,
+/// its first path from the root, and what was folded into it.
+pub fn item_block(it: &SearchItem) -> String {
     let mut block = format!(
         "{}. {} ({}, score {:.2})\n   {}",
         it.rank, it.coordinate, it.kind, it.score, it.definition
@@ -296,6 +298,32 @@ impl Toolbox {
             items: p.items,
             more: p.more,
         })
+    }
+
+    /// The first page for `query` (`limit` results, folded as `search_schema` folds them)
+    /// and the ranker's raw score of its best hit: a result's `score` is relative to that
+    /// best hit, so `score × best` compares results across graphs ranked by the same
+    /// ranker.
+    pub fn search_items(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<(Vec<SearchItem>, f32), ToolError> {
+        let generation = self.generation();
+        let limit = limit.clamp(1, self.config.max_limit);
+        let best = generation
+            .backend
+            .search(&Query::new(query), 1)
+            .map_err(|e| ToolError::Search(e.to_string()))?
+            .first()
+            .map_or(0.0, |s| s.score);
+        let page = self.ranked_page(
+            &generation,
+            query,
+            &PageRequest::first(limit),
+            self.config.paths_per_hit,
+        )?;
+        Ok((page.items, best))
     }
 
     /// One page of `scored`, near-duplicates folded: the same field on sibling types

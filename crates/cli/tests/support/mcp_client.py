@@ -2,7 +2,7 @@
 
 Usage:
   python3 mcp_client.py stdio CALLS_JSON -- COMMAND ARGS...
-  python3 mcp_client.py http  CALLS_JSON URL
+  python3 mcp_client.py http  CALLS_JSON URL      (MCP_HEADERS='{"Authorization": "Bearer …"}')
 
 CALLS_JSON is a JSON list of [tool_name, arguments]. Prints one JSON object on stdout:
 {"tools": [{name, description, inputSchema, annotations, schemaError}],
@@ -13,6 +13,7 @@ arguments against its tool's schema (`jsonschema`, installed with `mcp`); `schem
 """
 import asyncio
 import json
+import os
 import sys
 
 import jsonschema
@@ -20,6 +21,7 @@ import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def dump(result):
@@ -75,7 +77,10 @@ async def main():
         async with stdio_client(params) as streams:
             out = await drive(streams[0], streams[1], calls)
     else:
-        async with streamable_http_client(sys.argv[3]) as streams:
+        # MCP_HEADERS: a JSON object of request headers (a credential), when set.
+        headers = json.loads(os.environ.get("MCP_HEADERS") or "{}")
+        client = create_mcp_http_client(headers=headers) if headers else None
+        async with streamable_http_client(sys.argv[3], http_client=client) as streams:
             out = await drive(streams[0], streams[1], calls)
     print(json.dumps(out))
 

@@ -316,7 +316,7 @@ pub struct GraphqlRequest {
     pub operation_name: Option<String>,
 }
 
-fn gql_error(msg: impl Into<String>) -> Value {
+pub(crate) fn gql_error(msg: impl Into<String>) -> Value {
     json!({"errors": [{"message": msg.into()}]})
 }
 
@@ -486,77 +486,97 @@ fn execute_locally(
     v
 }
 
+/// A request refused before it runs: its HTTP status and a GraphQL error message.
+pub(crate) struct Refused(pub StatusCode, pub String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        if self.0 == StatusCode::UNAUTHORIZED {
+            return (
+                self.0,
+                [("www-authenticate", "Bearer")],
+                Json(gql_error(self.1)),
+            )
+                .into_response();
+        }
+        (self.0, Json(gql_error(self.1))).into_response()
+    }
+}
+
+/// Read a POSTed GraphQL request, or why it is refused.
+pub(crate) fn read_post(headers: &HeaderMap, body: &[u8]) -> Result<GraphqlRequest, Refused> {
+    if let Some(ct) = headers.get("content-type").and_then(|v| v.to_str().ok()) {
+        if !ct.starts_with("application/json")
+            && !ct.starts_with("application/graphql-response+json")
+        {
+            return Err(Refused(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "send Content-Type: application/json".into(),
+            ));
+        }
+    }
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(Refused(
+            StatusCode::BAD_REQUEST,
+            "batching is not supported: send one operation per request".into(),
+        ));
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        Refused(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not a GraphQL request ({{\"query\": …}}): {e}"),
+        )
+    })
+}
+
+/// Read a GraphQL request from GET parameters, or why it is refused.
+pub(crate) fn read_get(params: &HashMap<String, String>) -> Result<GraphqlRequest, Refused> {
+    let Some(query) = params.get("query").cloned() else {
+        return Err(Refused(StatusCode::BAD_REQUEST, "pass ?query=…".into()));
+    };
+    let variables = match params.get("variables") {
+        Some(v) => match serde_json::from_str(v) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                return Err(Refused(
+                    StatusCode::BAD_REQUEST,
+                    "`variables` is not JSON".into(),
+                ))
+            }
+        },
+        None => None,
+    };
+    Ok(GraphqlRequest {
+        query,
+        variables,
+        operation_name: params.get("operationName").cloned(),
+    })
+}
+
 async fn post_handler(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Some(ct) = headers.get("content-type").and_then(|v| v.to_str().ok()) {
-        if !ct.starts_with("application/json")
-            && !ct.starts_with("application/graphql-response+json")
-        {
-            return (
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                Json(gql_error("send Content-Type: application/json")),
-            )
-                .into_response();
-        }
+    match read_post(&headers, &body) {
+        Ok(req) => Json(handle_request(&state, req, false).await).into_response(),
+        Err(refused) => refused.into_response(),
     }
-    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return (
-            StatusCode::BAD_REQUEST,
-            Json(gql_error(
-                "batching is not supported: send one operation per request",
-            )),
-        )
-            .into_response();
-    }
-    let req: GraphqlRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                Json(gql_error(format!(
-                    "the body is not a GraphQL request ({{\"query\": …}}): {e}"
-                ))),
-            )
-                .into_response()
-        }
-    };
-    Json(handle_request(&state, req, false).await).into_response()
 }
 
 async fn get_handler(
     State(state): State<Arc<AppState>>,
     UrlQuery(params): UrlQuery<HashMap<String, String>>,
 ) -> Response {
-    let Some(query) = params.get("query").cloned() else {
-        return (StatusCode::BAD_REQUEST, Json(gql_error("pass ?query=…"))).into_response();
-    };
-    let variables = match params.get("variables") {
-        Some(v) => match serde_json::from_str(v) {
-            Ok(v) => Some(v),
-            Err(_) => {
-                return (
-                    StatusCode::BAD_REQUEST,
-                    Json(gql_error("`variables` is not JSON")),
-                )
-                    .into_response()
-            }
-        },
-        None => None,
-    };
-    let req = GraphqlRequest {
-        query,
-        variables,
-        operation_name: params.get("operationName").cloned(),
-    };
-    Json(handle_request(&state, req, true).await).into_response()
+    match read_get(&params) {
+        Ok(req) => Json(handle_request(&state, req, true).await).into_response(),
+        Err(refused) => refused.into_response(),
+    }
 }
 
 /// Check `Host` (and `Origin`, when present) against loopback plus the configured
 /// names: a DNS-rebinding guard for servers on 127.0.0.1.
-pub fn host_allowed(headers: &HeaderMap, port: u16, state: &AppState) -> bool {
+pub fn host_allowed(headers: &HeaderMap, port: u16, config: &crate::config::ServeConfig) -> bool {
     let loop_hosts = ["localhost", "127.0.0.1", "[::1]"];
     let host_ok = match headers.get("host").and_then(|h| h.to_str().ok()) {
         None => false,
@@ -566,7 +586,7 @@ pub fn host_allowed(headers: &HeaderMap, port: u16, state: &AppState) -> bool {
             loop_hosts
                 .iter()
                 .any(|l| h == *l || h == format!("{l}:{port}"))
-                || state.config.allowed_hosts.iter().any(|a| {
+                || config.allowed_hosts.iter().any(|a| {
                     let a = a.to_ascii_lowercase();
                     h == a || bare.as_deref() == Some(a.as_str())
                 })
@@ -579,8 +599,7 @@ pub fn host_allowed(headers: &HeaderMap, port: u16, state: &AppState) -> bool {
             loop_hosts
                 .iter()
                 .any(|l| o == format!("http://{l}:{port}") || o == format!("http://{l}"))
-                || state
-                    .config
+                || config
                     .allowed_origins
                     .iter()
                     .any(|a| a.to_ascii_lowercase() == o)
@@ -603,7 +622,7 @@ pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
             move |req: axum::extract::Request, next: axum::middleware::Next| {
                 let st = guard_state.clone();
                 async move {
-                    if !host_allowed(req.headers(), port, &st) {
+                    if !host_allowed(req.headers(), port, &st.config) {
                         return (
                             StatusCode::FORBIDDEN,
                             Json(gql_error(
@@ -622,7 +641,7 @@ pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
 
 /// Serve the GraphQL endpoint at `http://ADDR/graphql` until the process ends.
 pub async fn run_graphql(addr: SocketAddr, state: Arc<AppState>) -> Result<(), ServeError> {
-    let listener = crate::mcp::bind(addr, &state).await?;
+    let listener = crate::mcp::bind(addr, &state.config).await?;
     let real = listener
         .local_addr()
         .map_err(|e| ServeError::Listen(addr, e))?;

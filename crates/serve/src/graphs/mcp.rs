@@ -1,0 +1,307 @@
+//! The MCP server over many graphs: the navigation tools of the tools crate's one list,
+//! each with a `graph` argument whose enum is the graphs this caller may use. A graph the
+//! caller may not see is absent from the tool schemas, from search results and from
+//! errors (an unknown graph and a hidden one get the same answer).
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Map, Value};
+
+use gqlnav_tools::{item_block, navigation_tools, NavCall, NavTool, SearchItem, ToolsConfig};
+
+use super::registry::GraphSet;
+use super::scope::{Access, Scopes};
+
+/// The argument every tool takes.
+pub const GRAPH_ARG: &str = "graph";
+
+/// The MCP handler over a [`GraphSet`].
+#[derive(Clone)]
+pub struct GraphsMcp {
+    set: Arc<GraphSet>,
+    scopes: Arc<Scopes>,
+    tools: ToolsConfig,
+    /// Over HTTP the caller's headers say its scope; over stdio it sees every graph.
+    http: bool,
+}
+
+fn error_result(text: impl ToString) -> CallToolResult {
+    CallToolResult::error(vec![Content::text(text.to_string())])
+}
+
+impl GraphsMcp {
+    /// A handler over `set`; `tools` gives the tool descriptions their limits.
+    pub fn new(set: Arc<GraphSet>, scopes: Arc<Scopes>, tools: ToolsConfig, http: bool) -> Self {
+        GraphsMcp {
+            set,
+            scopes,
+            tools,
+            http,
+        }
+    }
+
+    fn access(&self, ctx: &RequestContext<RoleServer>) -> Access {
+        if !self.http {
+            return Access::All;
+        }
+        match ctx.extensions.get::<axum::http::request::Parts>() {
+            Some(parts) => self.scopes.access(&parts.headers),
+            None if self.scopes.enabled() => Access::Denied,
+            None => Access::All,
+        }
+    }
+
+    /// The graphs `access` sees, in file order.
+    pub fn visible(&self, access: &Access) -> Vec<String> {
+        self.set
+            .names()
+            .filter(|n| access.sees(n))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The tools as a caller that sees `visible` lists them.
+    pub fn tools_for(&self, visible: &[String]) -> Vec<Tool> {
+        if visible.is_empty() {
+            return Vec::new();
+        }
+        navigation_tools(&self.tools)
+            .into_iter()
+            .map(|def| {
+                let mut schema = def.input_schema;
+                let search = def.tool == NavTool::Search;
+                let what = if search {
+                    "Which graph to search; leave it out to search every graph you may use (each hit is labelled with its graph)."
+                } else {
+                    "Which graph the call is for."
+                };
+                if let Some(Value::Object(props)) = schema.get_mut("properties") {
+                    props.insert(
+                        GRAPH_ARG.into(),
+                        json!({"type": "string", "enum": visible, "description": what}),
+                    );
+                }
+                if !search {
+                    let req = schema
+                        .entry("required")
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(r) = req {
+                        r.push(Value::String(GRAPH_ARG.into()));
+                    }
+                }
+                let description = format!(
+                    "{} Graphs: {}.",
+                    def.description,
+                    visible.join(", ")
+                );
+                let annotations: ToolAnnotations =
+                    serde_json::from_value(def.annotations).unwrap_or_default();
+                Tool::new(def.name.to_string(), description, Arc::new(schema))
+                    .with_annotations(annotations)
+            })
+            .collect()
+    }
+
+    fn unknown_graph(&self, name: &str, visible: &[String]) -> CallToolResult {
+        error_result(format!(
+            "no graph `{name}` here; the graphs you may use: {}",
+            visible.join(", ")
+        ))
+    }
+
+    /// Run one call as a caller that sees `visible`.
+    pub async fn call(
+        &self,
+        name: &str,
+        args: Option<Map<String, Value>>,
+        visible: &[String],
+    ) -> Result<CallToolResult, ErrorData> {
+        if visible.is_empty() {
+            return Ok(error_result(
+                "this credential may use no graph: ask the server's operator for a scope",
+            ));
+        }
+        let Some(tool) = NavTool::from_name(name) else {
+            return Ok(error_result(format!(
+                "unknown tool `{name}`; the tools are: {}",
+                NavTool::ALL.map(NavTool::name).join(", ")
+            )));
+        };
+        let mut args = args.unwrap_or_default();
+        let graph = match args.remove(GRAPH_ARG) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(g)) => Some(g),
+            Some(other) => {
+                return Ok(error_result(format!(
+                    "`{GRAPH_ARG}` is a string, one of: {} (got {other})",
+                    visible.join(", ")
+                )))
+            }
+        };
+        let graph = match graph {
+            Some(g) if visible.contains(&g) => g,
+            Some(g) => return Ok(self.unknown_graph(&g, visible)),
+            None if visible.len() == 1 => visible[0].clone(),
+            None if tool == NavTool::Search => {
+                return Ok(self.search_all(Value::Object(args), visible).await)
+            }
+            None => {
+                return Ok(error_result(format!(
+                    "`{GRAPH_ARG}` is required for {name}: one of {}",
+                    visible.join(", ")
+                )))
+            }
+        };
+        let set = self.set.clone();
+        let g = graph.clone();
+        let state = match tokio::task::spawn_blocking(move || set.get(&g)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Ok(error_result(e)),
+            Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),
+        };
+        match state.tools.call(name, Value::Object(args)).await {
+            Ok(out) => {
+                let mut r = if out.is_error {
+                    CallToolResult::error(vec![Content::text(out.text)])
+                } else {
+                    CallToolResult::success(vec![Content::text(out.text)])
+                };
+                r.structured_content = out.structured.map(|mut s| {
+                    if let Value::Object(m) = &mut s {
+                        m.insert(GRAPH_ARG.into(), Value::String(graph));
+                    }
+                    s
+                });
+                Ok(r)
+            }
+            Err(gqlnav_tools::ToolError::Aborted(e)) => Err(ErrorData::internal_error(e, None)),
+            Err(e) => Ok(error_result(e)),
+        }
+    }
+
+    /// `search_schema` over every visible graph: each graph's first page, merged by the
+    /// ranker's raw score, each hit labelled with its graph.
+    async fn search_all(&self, args: Value, visible: &[String]) -> CallToolResult {
+        let req = match NavCall::parse(NavTool::Search, args) {
+            Ok(NavCall::Search(r)) => r,
+            Ok(_) => return error_result("search_schema takes a query"),
+            Err(e) => return error_result(e),
+        };
+        if req.budget_tokens.is_some() || req.cursor.as_deref().is_some_and(|c| !c.is_empty()) {
+            return error_result(format!(
+                "a budgeted slice and a next page are of one graph: pass `{GRAPH_ARG}` (one of {})",
+                visible.join(", ")
+            ));
+        }
+        let limit = req.limit as usize;
+        let mut tasks = tokio::task::JoinSet::new();
+        for g in visible {
+            let set = self.set.clone();
+            let (g, q) = (g.clone(), req.query.clone());
+            tasks.spawn_blocking(move || {
+                let r = set
+                    .get(&g)
+                    .and_then(|s| s.tools.search_items(&q, limit).map_err(|e| e.to_string()));
+                (g, r)
+            });
+        }
+        let mut hits: Vec<(f32, String, SearchItem)> = Vec::new();
+        let mut failed: Vec<String> = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((g, Ok((items, best)))) => {
+                    hits.extend(items.into_iter().map(|it| (it.score * best, g.clone(), it)))
+                }
+                Ok((_, Err(e))) => failed.push(e),
+                Err(e) => failed.push(e.to_string()),
+            }
+        }
+        // Best raw score first; ties by graph order, then rank (deterministic).
+        let order = |g: &str| visible.iter().position(|v| v == g).unwrap_or(usize::MAX);
+        hits.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| order(&a.1).cmp(&order(&b.1)))
+                .then_with(|| a.2.rank.cmp(&b.2.rank))
+        });
+        hits.truncate(limit.max(1));
+        let mut text = String::new();
+        for (i, (_, g, it)) in hits.iter().enumerate() {
+            let mut shown = it.clone();
+            shown.rank = i + 1;
+            text.push_str(&format!("[{g}] {}\n", item_block(&shown)));
+        }
+        if hits.is_empty() {
+            text.push_str(&format!(
+                "No coordinates match \"{}\" in any graph you may use. Try other words.\n",
+                req.query
+            ));
+        } else {
+            text.push_str(&format!(
+                "Searched {} graphs. Next: search_schema with `{GRAPH_ARG}` for that graph's ways in and a next page, then introspect with `{GRAPH_ARG}`.\n",
+                visible.len()
+            ));
+        }
+        for f in &failed {
+            text.push_str(&format!("{f}\n"));
+        }
+        let results: Vec<Value> = hits
+            .iter()
+            .map(|(raw, g, it)| {
+                let mut v = serde_json::to_value(it).unwrap_or(Value::Null);
+                if let Value::Object(m) = &mut v {
+                    m.insert(GRAPH_ARG.into(), Value::String(g.clone()));
+                    m.insert("rawScore".into(), json!(raw));
+                    m.remove("cursor");
+                }
+                v
+            })
+            .collect();
+        let mut r = CallToolResult::success(vec![Content::text(text)]);
+        r.structured_content = Some(json!({
+            "query": req.query, "results": results, "graphs": visible, "unavailable": failed,
+        }));
+        r
+    }
+}
+
+impl ServerHandler for GraphsMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("gqlnav", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "Tools over several GraphQL schemas; every tool takes `{GRAPH_ARG}` (the tool schemas list the graphs you may use). Loop: {} (find coordinates; without `{GRAPH_ARG}` it searches every graph) -> {} (exact definitions) -> {} (check your operation) -> {} (run it).",
+                NavTool::Search.name(),
+                NavTool::Introspect.name(),
+                NavTool::Validate.name(),
+                NavTool::Execute.name(),
+            ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let visible = self.visible(&self.access(&context));
+        Ok(ListToolsResult::with_all_items(self.tools_for(&visible)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let visible = self.visible(&self.access(&context));
+        let r = self
+            .call(&request.name, request.arguments, &visible)
+            .await?;
+        Ok(CallToolResponse::from(r))
+    }
+}
