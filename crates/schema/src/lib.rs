@@ -15,6 +15,7 @@ mod introspection;
 mod label;
 mod load;
 mod paths;
+mod supergraph;
 mod value_object;
 mod words;
 
@@ -37,5 +38,6 @@ pub use load::{
     MAX_LEXICAL_ERRORS, MAX_SCHEMA_TOKENS,
 };
 pub use paths::PathOptions;
+pub use supergraph::{field_services, find_service, services, Service};
 pub use value_object::VALUE_OBJECT_MAX_FIELDS;
 pub use words::{for_each_identifier_word, identifier_word_count};

@@ -114,6 +114,11 @@ pub struct ToolsConfig {
     /// already has this many fold into its first result (`more: T.a, T.b`), so one word
     /// matching one type's fields cannot fill the page; 0 turns folding by type off.
     pub per_type: usize,
+    /// Build each generation's slicer on a background thread as soon as the index is
+    /// ready (the first budgeted search does not wait), or only when the first budgeted
+    /// search asks for it (a multi-graph server, where most graphs never slice: the
+    /// slicer and its warmed root paths are the largest part of a loaded graph).
+    pub slicer_in_background: bool,
 }
 
 impl Default for ToolsConfig {
@@ -129,6 +134,7 @@ impl Default for ToolsConfig {
             // fold's left-out API rises at 1, and the dev set goes 23.1% -> 38.0% shown in
             // one call, 54.6% -> 57.2% within three, at 4,905 -> 4,631 tokens read.
             per_type: 1,
+            slicer_in_background: true,
         }
     }
 }

@@ -81,6 +81,11 @@ pub struct SearchRequest {
     /// Cursor from a previous call's "More results" line, to get the next page. Default: none (first page).
     #[serde(default)]
     pub cursor: Option<String>,
+    /// Only the coordinates one service of a federated supergraph resolves (a
+    /// `join__Graph` value or its name, e.g. "products"; pass it again with a cursor).
+    /// Default: every service.
+    #[serde(default)]
+    pub service: Option<String>,
 }
 
 /// Results per `search_schema` page when the call does not say.
@@ -102,6 +107,7 @@ impl SearchRequest {
             limit: DEFAULT_SEARCH_LIMIT,
             budget_tokens: None,
             cursor: None,
+            service: None,
         }
     }
 }
@@ -206,6 +212,39 @@ pub struct SearchPage {
     pub more: bool,
 }
 
+/// The corpus positions of the fields one supergraph service resolves, or why `asked`
+/// names none.
+fn service_filter(
+    generation: &Generation,
+    asked: &str,
+) -> Result<std::collections::HashSet<usize>, String> {
+    let schema = &generation.graph.schema;
+    let all = gqlnav_schema::services(schema);
+    if all.is_empty() {
+        return Err("`service` filters a federated supergraph's search, and this schema declares no services (no `join__Graph` enum): leave `service` out".into());
+    }
+    let Some(s) = gqlnav_schema::find_service(&all, asked) else {
+        return Err(format!(
+            "no service `{asked}`; the services are: {}",
+            all.iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    };
+    Ok(generation
+        .ctx
+        .corpus
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            gqlnav_schema::field_services(schema, &e.owner, &e.name).contains(&s.value)
+        })
+        .map(|(i, _)| i)
+        .collect())
+}
+
 /// Check a query text: not empty, not too long.
 pub fn check_query(query: &str) -> Result<(), ToolError> {
     if query.trim().is_empty() {
@@ -271,6 +310,19 @@ impl Toolbox {
         req: &PageRequest,
         paths: usize,
     ) -> Result<SearchPage, ToolError> {
+        self.ranked_page_where(generation, query, req, paths, None)
+    }
+
+    /// [`ranked_page`](Self::ranked_page) over the hits `keep` accepts (by corpus
+    /// position): the supergraph service filter.
+    pub fn ranked_page_where(
+        &self,
+        generation: &Generation,
+        query: &str,
+        req: &PageRequest,
+        paths: usize,
+        keep: Option<&dyn Fn(usize) -> bool>,
+    ) -> Result<SearchPage, ToolError> {
         check_query(query)?;
         // Folding uses ranked positions up (a run of one type's fields folds into one
         // result), so a short page, or a full one that used up every ranked position, is
@@ -278,14 +330,18 @@ impl Toolbox {
         // ranking ends.
         let mut depth = req.offset + FOLD_DEPTH * req.limit + 1;
         let mut p = loop {
-            let scored = generation
+            let mut scored = generation
                 .backend
                 .search(&Query::new(query), depth)
                 .map_err(|e| ToolError::Search(e.to_string()))?;
+            let ranked = scored.len();
+            if let Some(keep) = keep {
+                scored.retain(|s| keep(s.doc));
+            }
             let p = self.fold_page(generation, &scored, req, paths);
             // A full page that folded positions up to the end of what was ranked cannot
             // tell whether more exist: rank deeper (the ranking may go on).
-            let ranked_out = scored.len() < depth || depth >= MAX_RANK_DEPTH;
+            let ranked_out = ranked < depth || depth >= MAX_RANK_DEPTH;
             if ranked_out || (p.items.len() >= req.limit && p.more) {
                 break p;
             }
@@ -397,6 +453,12 @@ impl Toolbox {
     fn search_schema_inner(&self, a: &SearchRequest) -> ToolOutput {
         let generation = self.generation();
         if let Some(budget) = a.budget_tokens {
+            if a.service.is_some() {
+                return ToolOutput::err(
+                    "`service` filters a ranked page; a budgeted slice covers every service: leave one of them out",
+                    None,
+                );
+            }
             return self.slice_answer(&generation, &a.query, budget as usize);
         }
         let offset = match &a.cursor {
@@ -411,7 +473,21 @@ impl Toolbox {
             offset,
             ..PageRequest::first(limit)
         };
-        let page = match self.ranked_page(&generation, &a.query, &req, self.config.paths_per_hit) {
+        let service = match a.service.as_deref().map(|s| service_filter(&generation, s)) {
+            None => None,
+            Some(Ok(f)) => Some(f),
+            Some(Err(e)) => return ToolOutput::err(e, None),
+        };
+        let keep = service
+            .as_ref()
+            .map(|set| move |doc: usize| set.contains(&doc));
+        let page = match self.ranked_page_where(
+            &generation,
+            &a.query,
+            &req,
+            self.config.paths_per_hit,
+            keep.as_ref().map(|k| k as &dyn Fn(usize) -> bool),
+        ) {
             Ok(p) => p,
             Err(e) => return ToolOutput::err(e, None),
         };

@@ -115,8 +115,14 @@ pub struct Generation {
 }
 
 impl Generation {
-    /// Wrap an indexed ranker and start building the slicer over it in the background.
-    pub fn new(ctx: SearchContext, backend: Arc<dyn SearchBackend>, number: u64) -> Self {
+    /// Wrap an indexed ranker; with `background`, start building the slicer over it on a
+    /// thread of its own (else the first budgeted search builds it).
+    pub fn new(
+        ctx: SearchContext,
+        backend: Arc<dyn SearchBackend>,
+        number: u64,
+        background: bool,
+    ) -> Self {
         let g = Generation {
             graph: ctx.graph.clone(),
             ctx,
@@ -126,6 +132,9 @@ impl Generation {
             operations: OnceLock::new(),
             served: OnceLock::new(),
         };
+        if !background {
+            return g;
+        }
         let (cell, ctx, backend) = (g.slicer.clone(), g.ctx.clone(), g.backend.clone());
         std::thread::Builder::new()
             .name("gqlnav-slicer".into())
@@ -147,9 +156,10 @@ impl Generation {
         factory: &BackendFactory,
         meter: &TokenMeter,
         number: u64,
+        background: bool,
     ) -> Result<Self, ToolError> {
         let Indexed { ctx, backend } = factory(graph, meter)?;
-        Ok(Generation::new(ctx, backend, number))
+        Ok(Generation::new(ctx, backend, number, background))
     }
 
     /// The slicer over this generation's ranker (waits while it is being built).
@@ -237,8 +247,8 @@ impl Toolbox {
     ) -> Result<Toolbox, ToolboxError> {
         let factory = factory.unwrap_or_else(default_backend_factory);
         let meter = TokenMeter::default();
-        let generation =
-            Generation::build(graph, &factory, &meter, 1).map_err(ToolboxError::Index)?;
+        let generation = Generation::build(graph, &factory, &meter, 1, config.slicer_in_background)
+            .map_err(ToolboxError::Index)?;
         Toolbox::with_generation(generation, factory, config, meter)
     }
 
@@ -290,8 +300,14 @@ impl Toolbox {
     /// Replace the schema: build the next generation (corpus, index, slicer) with the kept
     /// factory, then swap all of it at once. On error nothing changes.
     pub fn reload(&self, graph: Arc<SchemaGraph>) -> Result<u64, ToolboxError> {
-        let mut next =
-            Generation::build(graph, &self.factory, &self.meter, 0).map_err(ToolboxError::Index)?;
+        let mut next = Generation::build(
+            graph,
+            &self.factory,
+            &self.meter,
+            0,
+            self.config.slicer_in_background,
+        )
+        .map_err(ToolboxError::Index)?;
         // Numbered under the lock, so two reloads never share a number.
         let mut w = self.current.write().unwrap_or_else(|p| p.into_inner());
         next.number = w.number + 1;

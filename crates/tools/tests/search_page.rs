@@ -709,3 +709,63 @@ fn a_full_page_that_folded_to_the_end_of_its_window_has_a_next_page() {
         "{first:?} / {second:?}"
     );
 }
+
+/// A supergraph's `service` filter keeps the coordinates one service resolves
+/// (`@join__field`, else the type's `@join__type`); an unknown service, and a schema
+/// that is no supergraph, are refused with the choices.
+#[test]
+fn a_supergraph_search_filters_by_service() {
+    let sdl = common::repo_file("crates/tools/tests/fixtures/supergraph.graphql");
+    let graph = std::sync::Arc::new(gqlnav_schema::load_sdl_str(&sdl, "supergraph").unwrap());
+    let tools =
+        gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default()).unwrap();
+    let ask = |service: Option<&str>| {
+        let mut req = SearchRequest::new("reviews of a product and their rating");
+        req.limit = 20;
+        req.service = service.map(str::to_string);
+        tools.search_schema(&req)
+    };
+    let coords = |out: &gqlnav_tools::ToolOutput| {
+        result_coordinates(out.structured.as_ref().unwrap_or(&serde_json::Value::Null))
+    };
+    let all = coords(&ask(None));
+    assert!(all.iter().any(|c| c == "Query.topProducts"), "{all:?}");
+    let reviews = coords(&ask(Some("reviews")));
+    assert!(!reviews.is_empty());
+    assert!(
+        reviews.iter().any(|c| c.starts_with("Review.")),
+        "{reviews:?}"
+    );
+    for c in &reviews {
+        assert!(
+            ![
+                "Product.name",
+                "Product.price",
+                "Product.inStock",
+                "Query.product"
+            ]
+            .contains(&c.as_str()),
+            "{c} is not resolved by reviews: {reviews:?}"
+        );
+    }
+    let inventory = coords(&ask(Some("INVENTORY")));
+    assert!(
+        inventory.iter().all(|c| c.starts_with("Product.")),
+        "{inventory:?}"
+    );
+    let bad = ask(Some("billing"));
+    assert!(bad.is_error);
+    assert!(
+        bad.text.contains("accounts, inventory, products, reviews"),
+        "{}",
+        bad.text
+    );
+    let mut plain = SearchRequest::new("open issues");
+    plain.service = Some("reviews".into());
+    let out = common::toolbox("singapore").search_schema(&plain);
+    assert!(
+        out.is_error && out.text.contains("no services"),
+        "{}",
+        out.text
+    );
+}

@@ -277,6 +277,9 @@ fn graph_spec(
     index_root: Option<&Path>,
 ) -> Result<GraphSpec, ConfigError> {
     let mut config = server.clone();
+    // Most graphs of a multi-graph server never slice: build a graph's slicer on its
+    // first budgeted search (docs/serve.md, "Many graphs": the memory it saves).
+    config.tools.slicer_in_background = false;
     config.tools.endpoint = g.endpoint;
     for (k, v) in g.headers {
         let (k, v) = gqlnav_schema::parse_header(&format!("{k}: {v}"))

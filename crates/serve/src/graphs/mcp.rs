@@ -194,9 +194,12 @@ impl GraphsMcp {
             Ok(_) => return error_result("search_schema takes a query"),
             Err(e) => return error_result(e),
         };
-        if req.budget_tokens.is_some() || req.cursor.as_deref().is_some_and(|c| !c.is_empty()) {
+        if req.budget_tokens.is_some()
+            || req.service.is_some()
+            || req.cursor.as_deref().is_some_and(|c| !c.is_empty())
+        {
             return error_result(format!(
-                "a budgeted slice and a next page are of one graph: pass `{GRAPH_ARG}` (one of {})",
+                "a budgeted slice, a service filter and a next page are of one graph: pass `{GRAPH_ARG}` (one of {})",
                 visible.join(", ")
             ));
         }
