@@ -45,11 +45,12 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-async def drive(url, first_graph, calls, across, t0, pid, out):
+async def drive(url, first_graph, calls, across, t0, pid, out, single):
     async with streamable_http_client(url) as streams:
         async with ClientSession(streams[0], streams[1]) as s:
             await s.initialize()
-            r = await s.call_tool("search_schema", {"query": QUERIES[0], "graph": first_graph})
+            g = {} if single else {"graph": first_graph}
+            r = await s.call_tool("search_schema", {"query": QUERIES[0], **g})
             out["first_answer_ms"] = round((time.monotonic() - t0) * 1000, 1)
             out["first_answer_error"] = bool(getattr(r, "is_error", False))
             out["rss_one_loaded_mb"] = round(rss_mb(pid), 1)
@@ -57,7 +58,7 @@ async def drive(url, first_graph, calls, across, t0, pid, out):
             for i in range(calls):
                 q = QUERIES[i % len(QUERIES)]
                 t = time.monotonic()
-                await s.call_tool("search_schema", {"query": q, "graph": first_graph, "limit": 10})
+                await s.call_tool("search_schema", {"query": q, "limit": 10, **g})
                 one.append((time.monotonic() - t) * 1000)
             out["one_graph_ms"] = {"p50": round(pct(one, 50), 2), "p95": round(pct(one, 95), 2)}
             if across:
@@ -78,6 +79,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bin", required=True)
     p.add_argument("--graphs", required=True)
+    p.add_argument(
+        "--single", nargs=2, metavar=("SCHEMA", "INDEX_DIR"),
+        help="for comparison: serve one schema the single-graph way (--schema, --index-dir)",
+    )
     p.add_argument("--across", action="store_true", help="also search every graph")
     p.add_argument("--calls", type=int, default=40)
     p.add_argument("--first", default=None, help="the graph asked first (default: the file's first)")
@@ -90,7 +95,10 @@ def main():
                 break
     t0 = time.monotonic()
     proc = subprocess.Popen(
-        [a.bin, "serve", "--graphs", a.graphs, "--http", "127.0.0.1:0"],
+        [a.bin, "serve"]
+        + (["--schema", a.single[0], "--index-dir", a.single[1], "--reload-seconds", "0"]
+           if a.single else ["--graphs", a.graphs])
+        + ["--http", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     url = None
@@ -103,7 +111,7 @@ def main():
     out["listening_ms"] = round((time.monotonic() - t0) * 1000, 1)
     out["rss_idle_mb"] = round(rss_mb(proc.pid), 1)
     try:
-        asyncio.run(drive(url, first, a.calls, a.across, t0, proc.pid, out))
+        asyncio.run(drive(url, first, a.calls, a.across, t0, proc.pid, out, bool(a.single)))
     finally:
         proc.kill()
         proc.wait()

@@ -61,7 +61,7 @@ impl Default for TypedOptions {
             paths: 12,
             hits: 60,
             depth: 6,
-            leaves: 12,
+            leaves: 8,
         }
     }
 }
@@ -146,7 +146,7 @@ fn tool_args(
             if NOT_OFFERED.contains(&a.name.as_str()) && !required {
                 continue;
             }
-            if !required && a.name != "first" && !said(schema, a, f, question) {
+            if !required && a.name != "first" && !said(schema, a, question) {
                 continue;
             }
             let k = if key.is_empty() {
@@ -200,30 +200,24 @@ fn tool_args(
     args
 }
 
-/// Whether the question says something an optional argument takes: a word of its name
-/// (for a list, one that is not a word of the list's own name: `packages(packageType:)`
-/// needs "type", since the question says "packages" to ask for the list), or of one of its enum values
-/// (`open` for `states: [OPEN]`). A small model fills every optional argument it is
-/// offered, and an invented filter changes the data (1.5B, docs/agent.md); the page size
-/// `first` is always offered.
+/// Whether the question says something an optional argument takes: a word of its name,
+/// or of one of its enum values (`open` for `states: [OPEN]`). A small model fills every
+/// optional argument it is offered, and an invented filter changes the data (1.5B,
+/// docs/agent.md); the page size `first` is always offered.
 fn said(
     schema: &Schema,
     a: &apollo_compiler::ast::InputValueDefinition,
-    field: &FieldDefinition,
     question: &[String],
 ) -> bool {
-    let like = |q: &str, w: &str| {
-        q == w || (q.len().min(w.len()) >= 4 && (q.starts_with(w) || w.starts_with(q)))
+    let close = |w: &str| {
+        w.len() >= 3
+            && question.iter().any(|q| {
+                q == w
+                    || (q.len().min(w.len()) >= 4
+                        && (q.starts_with(w) || w.starts_with(q.as_str())))
+            })
     };
-    let close = |w: &str| w.len() >= 3 && question.iter().any(|q| like(q, w));
-    let many = field.ty.is_list()
-        || gqlnav_schema::connection_of(schema, field.ty.inner_named_type()).is_some();
-    let own = if many { words(&field.name) } else { Vec::new() };
-    if words(&a.name)
-        .iter()
-        .filter(|w| !own.iter().any(|o| like(o, w)))
-        .any(|w| close(w))
-    {
+    if words(&a.name).iter().any(|w| close(w)) {
         return true;
     }
     type_said(schema, a.ty.inner_named_type().as_str(), &close, 2)
