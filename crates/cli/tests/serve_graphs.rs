@@ -204,44 +204,37 @@ fn two_credentials_see_their_graphs_and_the_leak_probe_finds_nothing() {
         c[10]["text"]
     );
 
-    // Credential B sees every graph: one search labels hits from both loaded graphs and
-    // reports the one that does not load; a call without `graph` names the choices.
+    // Credential B sees every graph: a search without `graph` ranks them all, finds each
+    // question in the graph that answers it, labels each hit with its graph and reports
+    // the graph that does not load; a call without `graph` names the choices.
     let calls = json!([
-        ["search_schema", {"query": "customer needs and pull requests", "limit": 20}],
         ["introspect", {"type": "CustomerNeed"}],
         ["introspect", {"type": "CustomerNeed", "graph": "zq-secret"}],
         ["introspect", {"type": "Query", "graph": "zq-gone"}],
+        ["search_schema", {"query": "customer needs of a customer", "limit": 5}],
+        ["search_schema", {"query": "stargazers of a repository", "limit": 5}],
     ]);
     let seen = py(&url, &calls, &b);
     let enum_ = &seen["tools"][0]["inputSchema"]["properties"]["graph"]["enum"];
     assert_eq!(enum_, &json!(["pub", "zq-secret", "zq-gone"]));
     let c = seen["calls"].as_array().unwrap();
-    let text = c[0]["text"].as_str().unwrap();
-    assert!(
-        text.contains("[pub] ") && text.contains("[zq-secret] "),
-        "{text}"
-    );
-    assert!(text.contains("graph `zq-gone` is not available"), "{text}");
-    let graphs: Vec<&str> = c[0]["structured"]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["graph"].as_str())
-        .collect();
-    assert!(
-        graphs.contains(&"pub") && graphs.contains(&"zq-secret"),
-        "{graphs:?}"
-    );
-    assert!(c[1]["text"]
+    for (i, want) in [(3, "zq-secret"), (4, "pub")] {
+        let text = c[i]["text"].as_str().unwrap();
+        assert!(text.starts_with(&format!("[{want}] 1. ")), "{text}");
+        assert!(text.contains("graph `zq-gone` is not available"), "{text}");
+        let first = &c[i]["structured"]["results"][0];
+        assert_eq!(first["graph"], want, "{first}");
+    }
+    assert!(c[0]["text"]
         .as_str()
         .unwrap()
         .contains("one of pub, zq-secret, zq-gone"));
-    assert!(c[2]["text"].as_str().unwrap().contains("type CustomerNeed"));
-    assert_eq!(c[3]["isError"], true);
+    assert!(c[1]["text"].as_str().unwrap().contains("type CustomerNeed"));
+    assert_eq!(c[2]["isError"], true);
     assert!(
-        c[3]["text"].as_str().unwrap().contains("missing.graphql"),
+        c[2]["text"].as_str().unwrap().contains("missing.graphql"),
         "{}",
-        c[3]["text"]
+        c[2]["text"]
     );
 
     // No credential: refused before MCP. The GraphQL endpoints: per graph, scoped.

@@ -210,6 +210,9 @@ pub struct SearchPage {
     pub items: Vec<SearchItem>,
     /// A next page exists.
     pub more: bool,
+    /// The ranker's raw score of the query's best hit (what items' scores are relative
+    /// to); 0 when nothing ranked.
+    pub best: f32,
 }
 
 /// The corpus positions of the fields one supergraph service resolves, or why `asked`
@@ -329,12 +332,14 @@ impl Toolbox {
         // ranked again deeper until it is full and knows whether more exist, or the
         // ranking ends.
         let mut depth = req.offset + FOLD_DEPTH * req.limit + 1;
+        let mut best: f32;
         let mut p = loop {
             let mut scored = generation
                 .backend
                 .search(&Query::new(query), depth)
                 .map_err(|e| ToolError::Search(e.to_string()))?;
             let ranked = scored.len();
+            best = scored.first().map_or(0.0, |s| s.score);
             if let Some(keep) = keep {
                 scored.retain(|s| keep(s.doc));
             }
@@ -353,13 +358,48 @@ impl Toolbox {
         Ok(SearchPage {
             items: p.items,
             more: p.more,
+            best,
         })
     }
 
-    /// The first page for `query` (`limit` results, folded as `search_schema` folds them)
-    /// and the ranker's raw score of its best hit: a result's `score` is relative to that
-    /// best hit, so `score × best` compares results across graphs ranked by the same
-    /// ranker.
+    /// What a search over many graphs compares before it builds any result: the share
+    /// of the query's words that are words of this schema's names (a graph that names
+    /// nothing the question says is not where it is answered), and the `k` best hits'
+    /// scores relative to the best, each with its raw score (which breaks ties). A ranker's raw scores do not compare across schemas:
+    /// a word rare in one schema weighs more there (docs/serve.md, "Many graphs").
+    pub fn graph_relevance(
+        &self,
+        query: &str,
+        k: usize,
+    ) -> Result<(f32, Vec<(f32, f32)>), ToolError> {
+        check_query(query)?;
+        let generation = self.generation();
+        let scored = generation
+            .backend
+            .search(&Query::new(query), k.max(1))
+            .map_err(|e| ToolError::Search(e.to_string()))?;
+        let best = scored.first().map_or(0.0, |s| s.score);
+        let relative = scored
+            .iter()
+            .map(|s| {
+                let r = if best > 0.0 { s.score / best } else { 0.0 };
+                (r, s.score)
+            })
+            .collect();
+        let mut terms = gqlnav_search::Analyzer::Identifier.query_terms(query);
+        terms.sort();
+        terms.dedup();
+        let names = generation.name_words();
+        let coverage = if terms.is_empty() {
+            0.0
+        } else {
+            terms.iter().filter(|t| names.contains(*t)).count() as f32 / terms.len() as f32
+        };
+        Ok((coverage, relative))
+    }
+
+    /// The first page for `query` (`limit` results, folded as `search_schema` folds
+    /// them) and the ranker's raw score of its best hit, so `score × best` is a raw score.
     pub fn search_items(
         &self,
         query: &str,
@@ -367,19 +407,13 @@ impl Toolbox {
     ) -> Result<(Vec<SearchItem>, f32), ToolError> {
         let generation = self.generation();
         let limit = limit.clamp(1, self.config.max_limit);
-        let best = generation
-            .backend
-            .search(&Query::new(query), 1)
-            .map_err(|e| ToolError::Search(e.to_string()))?
-            .first()
-            .map_or(0.0, |s| s.score);
         let page = self.ranked_page(
             &generation,
             query,
             &PageRequest::first(limit),
             self.config.paths_per_hit,
         )?;
-        Ok((page.items, best))
+        Ok((page.items, page.best))
     }
 
     /// One page of `scored`, near-duplicates folded: the same field on sibling types

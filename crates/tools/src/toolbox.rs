@@ -112,6 +112,7 @@ pub struct Generation {
     slicer: SlicerCell,
     operations: OnceLock<OperationSchema>,
     served: OnceLock<Result<OperationSchema, ToolError>>,
+    names: OnceLock<std::collections::HashSet<String>>,
 }
 
 impl Generation {
@@ -131,6 +132,7 @@ impl Generation {
             slicer: Default::default(),
             operations: OnceLock::new(),
             served: OnceLock::new(),
+            names: OnceLock::new(),
         };
         if !background {
             return g;
@@ -168,6 +170,23 @@ impl Generation {
             .get_or_init(|| build_slicer(&self.ctx, &self.backend))
             .as_ref()
             .map_err(|e| e.clone())
+    }
+
+    /// The words of every coordinate, type and argument name of this schema, as the
+    /// identifier analyzer cuts them (made once, on first use).
+    pub fn name_words(&self) -> &std::collections::HashSet<String> {
+        self.names.get_or_init(|| {
+            let a = gqlnav_search::Analyzer::Identifier;
+            let mut words = std::collections::HashSet::new();
+            for e in &self.ctx.corpus.entries {
+                words.extend(a.index_terms(&e.coordinate));
+                words.extend(a.index_terms(&e.named_type));
+                for arg in &e.args {
+                    words.extend(a.index_terms(&arg.name));
+                }
+            }
+            words
+        })
     }
 
     /// The schema operations are validated against (validated once, on first use).

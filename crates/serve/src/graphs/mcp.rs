@@ -186,8 +186,8 @@ impl GraphsMcp {
         }
     }
 
-    /// `search_schema` over every visible graph: each graph's first page, merged by the
-    /// ranker's raw score, each hit labelled with its graph.
+    /// `search_schema` over every visible graph: ranked in each (see `rank_all`), results
+    /// built for the best `limit` only, each labelled with its graph.
     async fn search_all(&self, args: Value, visible: &[String]) -> CallToolResult {
         let req = match NavCall::parse(NavTool::Search, args) {
             Ok(NavCall::Search(r)) => r,
@@ -203,25 +203,28 @@ impl GraphsMcp {
                 visible.join(", ")
             ));
         }
-        let limit = req.limit as usize;
+        let limit = (req.limit as usize).max(1);
+        let (winners, mut failed) = self.rank_all(&req.query, limit, visible).await;
+        // Build results only for the graphs that hold one of the best `limit` raw scores.
         let mut tasks = tokio::task::JoinSet::new();
-        for g in visible {
+        for (g, n, coverage) in winners {
             let set = self.set.clone();
-            let (g, q) = (g.clone(), req.query.clone());
+            let q = req.query.clone();
             tasks.spawn_blocking(move || {
                 let r = set
                     .get(&g)
-                    .and_then(|s| s.tools.search_items(&q, limit).map_err(|e| e.to_string()));
-                (g, r)
+                    .and_then(|s| s.tools.search_items(&q, n).map_err(|e| e.to_string()));
+                (g, r.map(|(items, _)| (items, coverage)))
             });
         }
         let mut hits: Vec<(f32, String, SearchItem)> = Vec::new();
-        let mut failed: Vec<String> = Vec::new();
         while let Some(joined) = tasks.join_next().await {
             match joined {
-                Ok((g, Ok((items, best)))) => {
-                    hits.extend(items.into_iter().map(|it| (it.score * best, g.clone(), it)))
-                }
+                Ok((g, Ok((items, coverage)))) => hits.extend(
+                    items
+                        .into_iter()
+                        .map(|it| (it.score * coverage, g.clone(), it)),
+                ),
                 Ok((_, Err(e))) => failed.push(e),
                 Err(e) => failed.push(e.to_string()),
             }
@@ -260,7 +263,7 @@ impl GraphsMcp {
                 let mut v = serde_json::to_value(it).unwrap_or(Value::Null);
                 if let Value::Object(m) = &mut v {
                     m.insert(GRAPH_ARG.into(), Value::String(g.clone()));
-                    m.insert("rawScore".into(), json!(raw));
+                    m.insert("graphScore".into(), json!(raw));
                     m.remove("cursor");
                 }
                 v
@@ -271,6 +274,73 @@ impl GraphsMcp {
             "query": req.query, "results": results, "graphs": visible, "unavailable": failed,
         }));
         r
+    }
+}
+
+impl GraphsMcp {
+    /// Rank `query` in every visible graph (each hit's score relative to its graph's
+    /// best, times the share of the query's words the graph's names hold; the graphs
+    /// split over the blocking pool's threads) and say how many of the best `limit` each
+    /// graph holds, with its share; also the graphs that could not answer.
+    async fn rank_all(
+        &self,
+        query: &str,
+        limit: usize,
+        visible: &[String],
+    ) -> (Vec<(String, usize, f32)>, Vec<String>) {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let chunk = visible.len().div_ceil(threads).max(1);
+        let mut tasks = tokio::task::JoinSet::new();
+        for part in visible.chunks(chunk) {
+            let (set, part, q) = (self.set.clone(), part.to_vec(), query.to_string());
+            tasks.spawn_blocking(move || {
+                part.into_iter()
+                    .map(|g| {
+                        let r = set.get(&g).and_then(|s| {
+                            s.tools
+                                .graph_relevance(&q, limit)
+                                .map_err(|e| e.to_string())
+                        });
+                        (g, r)
+                    })
+                    .collect::<Vec<_>>()
+            });
+        }
+        let mut scores: Vec<(f32, f32, usize, String, f32)> = Vec::new();
+        let mut failed = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok(rows) => {
+                    for (g, r) in rows {
+                        match r {
+                            Ok((coverage, relative)) => {
+                                let at = visible.iter().position(|x| *x == g).unwrap_or(0);
+                                scores.extend(relative.into_iter().map(|(rel, raw)| {
+                                    (coverage * rel, raw, at, g.clone(), coverage)
+                                }));
+                            }
+                            Err(e) => failed.push(e),
+                        }
+                    }
+                }
+                Err(e) => failed.push(e.to_string()),
+            }
+        }
+        scores.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.cmp(&b.2))
+        });
+        scores.truncate(limit);
+        let mut winners: Vec<(String, usize, f32)> = Vec::new();
+        for (_, _, _, g, coverage) in scores {
+            match winners.iter_mut().find(|(w, _, _)| *w == g) {
+                Some(w) => w.1 += 1,
+                None => winners.push((g, 1, coverage)),
+            }
+        }
+        failed.sort();
+        (winners, failed)
     }
 }
 
