@@ -53,7 +53,9 @@ pub struct TypedOptions {
 
 /// Defaults from `gqlnav bench --mode typed` over the 206 dev questions (docs/agent.md):
 /// 3 tools × 12 paths × 8 leaves reach 44.7% of the gold calls in 1,666 tool-description
-/// tokens; 24 paths reach 48.5% for 3,109 tokens, 2 tools 40.3%.
+/// tokens; 24 paths reach 48.5% for 3,109 tokens, 2 tools 40.3%. 12 leaves reach 48.1%
+/// (held out 25.8% against 25.0%) but left the 1.5B model's answers where they were
+/// (dev 1/24, held out 3/24) for 28% / 18% longer prompts (docs/agent.md).
 impl Default for TypedOptions {
     fn default() -> Self {
         TypedOptions {
