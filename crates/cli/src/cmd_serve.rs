@@ -234,6 +234,18 @@ impl gqlnav_serve::GraphLoader for CliLoader {
     ) -> std::result::Result<BackendFactory, String> {
         backend_factory(&self.backend, spec.index.clone()).map_err(|e| format!("{e:#}"))
     }
+
+    fn docs(
+        &self,
+        spec: &gqlnav_serve::GraphSpec,
+    ) -> std::result::Result<Option<Arc<gqlnav_docs::LiveDocs>>, String> {
+        let Some(src) = &spec.docs else {
+            return Ok(None);
+        };
+        open_docs_at(src, spec.docs_index.clone(), None)
+            .map(|d| Some(Arc::new(d)))
+            .map_err(|e| format!("{e:#}"))
+    }
 }
 
 /// The graphs file `gqlnav serve` was given: `--graphs`, or a `--config` file with
@@ -324,13 +336,20 @@ fn default_docs_dir(src: &str) -> PathBuf {
 
 /// Load or build the served docs index, with a progress bar while a first build runs.
 fn open_docs(args: &ServeArgs, src: &str) -> Result<gqlnav_docs::LiveDocs> {
+    open_docs_at(src, args.docs_index_dir.clone(), args.docs_model.as_deref())
+}
+
+/// Load or build a docs index for `src` in `dir` (default: the user's cache, by source),
+/// with a progress bar while a first build runs.
+fn open_docs_at(
+    src: &str,
+    dir: Option<PathBuf>,
+    model: Option<&std::path::Path>,
+) -> Result<gqlnav_docs::LiveDocs> {
     use anyhow::Context;
-    let dir = args
-        .docs_index_dir
-        .clone()
-        .unwrap_or_else(|| default_docs_dir(src));
+    let dir = dir.unwrap_or_else(|| default_docs_dir(src));
     let origin = gqlnav_docs::DocsOrigin::parse(src, dir, gqlnav_docs::BuildOptions::default())?;
-    let embedder: Option<Arc<dyn gqlnav_embed::Embedder>> = match &args.docs_model {
+    let embedder: Option<Arc<dyn gqlnav_embed::Embedder>> = match model {
         None => None,
         Some(d) => Some(Arc::new(
             gqlnav_embed::LocalModel::load(d, gqlnav_embed::PromptOverride::default())

@@ -101,6 +101,8 @@ log_file = "{log}"
 name = "pub"
 schema = "pub.graphql"
 endpoint = "{upstream}"
+docs = "{docs}"
+docs_index = "docs-index"
 
 [[graph]]
 name = "zq-secret"
@@ -122,6 +124,9 @@ header = "X-Api-Key"
 graphs = ["*"]
 "#,
             log = dir.join("serve.log").display(),
+            docs = common::root()
+                .join("crates/docs/tests/fixtures/python/library")
+                .display(),
             secret = schema("linear"),
         ),
     )
@@ -152,6 +157,8 @@ fn two_credentials_see_their_graphs_and_the_leak_probe_finds_nothing() {
         ["execute", {"operation": "{ initiatives { nodes { id } } }", "graph": "zq-secret"}],
         ["execute", {"operation": "{ viewer { login } }", "graph": "nonexistent"}],
         ["execute", {"operation": "{ viewer { login } }", "graph": "pub"}],
+        ["search_docs", {"query": "serialize a dict to a JSON string", "limit": 2}],
+        ["search_docs", {"query": "serialize a dict to a JSON string", "graph": "zq-secret"}],
     ]);
     let seen = py(&url, &probe, &a);
     for t in seen["tools"].as_array().unwrap() {
@@ -195,6 +202,24 @@ fn two_credentials_see_their_graphs_and_the_leak_probe_finds_nothing() {
     assert_eq!(c[1]["isError"], true);
     assert_eq!(hidden, missing);
     assert!(missing.contains("the graphs you may use: pub"), "{missing}");
+    // The graph with documentation answers search_docs; a hidden one is not named.
+    assert_eq!(c[11]["isError"], false, "{}", c[11]["text"]);
+    assert!(
+        c[11]["text"].as_str().unwrap().contains("json"),
+        "{}",
+        c[11]["text"]
+    );
+    assert_eq!(c[12]["isError"], true);
+    let docs_tool = seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_docs")
+        .expect("search_docs is listed");
+    assert_eq!(
+        docs_tool["inputSchema"]["properties"]["graph"]["enum"],
+        json!(["pub"])
+    );
     // One visible graph: calls without `graph` go to it; execute reaches its upstream.
     assert_eq!(c[0]["isError"], false, "{}", c[0]["text"]);
     assert_eq!(c[10]["isError"], false, "{}", c[10]["text"]);

@@ -51,7 +51,7 @@ const DOCS_MAX_LIMIT: usize = 20;
 /// 20k-token tool allowance.
 const DOCS_DEFAULT_BUDGET: usize = 2000;
 /// The documentation tool's name (served with `--docs`).
-const DOCS_TOOL: &str = "search_docs";
+pub(crate) const DOCS_TOOL: &str = "search_docs";
 
 /// Arguments of `search_docs`.
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
@@ -68,7 +68,7 @@ pub struct DocsRequest {
 }
 
 /// `search_docs`'s description and argument schema, the limits read from the constants.
-fn docs_tool() -> Tool {
+pub(crate) fn docs_tool() -> Tool {
     let description = format!("Search the API's documentation (prose: what a field means, limits, examples, guides). Returns ranked sections, each with its link (url#anchor), heading path and text. Use it when the schema's descriptions do not say enough. Defaults: limit {DOCS_DEFAULT_LIMIT} (max {DOCS_MAX_LIMIT}), budgetTokens {DOCS_DEFAULT_BUDGET} (the sections shown stop before the one that would pass it).");
     let mut schema = rmcp::handler::server::tool::schema_for_input::<DocsRequest>()
         .map(|s| s.as_ref().clone())
@@ -207,7 +207,7 @@ fn docs_route() -> ToolRoute<GqlnavMcp> {
 
 /// Run one docs search and render it: one block per section (link, heading path, tokens,
 /// text), then a line with the totals; the structured form carries the same hits.
-fn docs_result(docs: &gqlnav_docs::LiveDocs, p: &DocsRequest) -> CallToolResult {
+pub(crate) fn docs_result(docs: &gqlnav_docs::LiveDocs, p: &DocsRequest) -> CallToolResult {
     if p.query.trim().is_empty() {
         return CallToolResult::error(vec![Content::text(
             "`query` is empty: say what to look up in plain words",

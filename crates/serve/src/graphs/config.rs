@@ -14,6 +14,7 @@
 //! endpoint = "https://api.github.com/graphql"
 //! headers = { Authorization = "Bearer …" }  # secret: never printed
 //! allow_mutations = "none"
+//! docs = "docs/github"              # optional: search_docs for this graph
 //!
 //! [[credential]]
 //! name = "team-a"                   # shown in logs only
@@ -48,6 +49,8 @@ struct GraphTable {
     index: Option<PathBuf>,
     #[serde(default)]
     docs: Option<String>,
+    #[serde(default)]
+    docs_index: Option<PathBuf>,
     #[serde(default)]
     timeout_seconds: Option<u64>,
 }
@@ -87,8 +90,11 @@ pub struct GraphSpec {
     pub schema: String,
     /// The graph's saved index (`gqlnav index --graphs`), when there is one.
     pub index: Option<PathBuf>,
-    /// Documentation source (not served per graph yet: refused at load).
+    /// Documentation served by `search_docs` for this graph: a saved docs index, a folder
+    /// of HTML/Markdown, a site root or a sitemap URL.
     pub docs: Option<String>,
+    /// Where a docs source is indexed (default: the user's cache, by source).
+    pub docs_index: Option<PathBuf>,
     /// The server settings with this graph's upstream, headers and policy.
     pub config: ServeConfig,
 }
@@ -311,11 +317,19 @@ fn graph_spec(
         (None, Some(root)) => Some(resolve(&root.join(&g.name))),
         (None, None) => None,
     };
+    let docs = g.docs.map(|d| {
+        if d.starts_with("http://") || d.starts_with("https://") {
+            d
+        } else {
+            resolve(Path::new(&d)).display().to_string()
+        }
+    });
     Ok(GraphSpec {
         name: g.name,
         schema,
         index,
-        docs: g.docs,
+        docs,
+        docs_index: g.docs_index.map(|p| resolve(&p)),
         config,
     })
 }

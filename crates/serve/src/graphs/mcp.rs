@@ -72,7 +72,7 @@ impl GraphsMcp {
         if visible.is_empty() {
             return Vec::new();
         }
-        navigation_tools(&self.tools)
+        let mut tools: Vec<Tool> = navigation_tools(&self.tools)
             .into_iter()
             .map(|def| {
                 let mut schema = def.input_schema;
@@ -106,7 +106,86 @@ impl GraphsMcp {
                 Tool::new(def.name.to_string(), description, Arc::new(schema))
                     .with_annotations(annotations)
             })
-            .collect()
+            .collect();
+        let with_docs: Vec<&String> = visible.iter().filter(|g| self.set.has_docs(g)).collect();
+        if !with_docs.is_empty() {
+            let mut t = crate::mcp::docs_tool();
+            let mut schema = (*t.input_schema).clone();
+            if let Some(Value::Object(props)) = schema.get_mut("properties") {
+                props.insert(
+                    GRAPH_ARG.into(),
+                    json!({"type": "string", "enum": with_docs, "description": "Whose documentation to search."}),
+                );
+            }
+            if let Value::Array(r) = schema
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()))
+            {
+                r.push(Value::String(GRAPH_ARG.into()));
+            }
+            t.input_schema = Arc::new(schema);
+            t.description = Some(
+                format!(
+                    "{} Graphs with documentation: {}.",
+                    t.description.as_deref().unwrap_or_default(),
+                    with_docs
+                        .iter()
+                        .map(|g| g.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .into(),
+            );
+            tools.push(t);
+        }
+        tools
+    }
+
+    /// `search_docs` for one graph the caller may see.
+    async fn call_docs(
+        &self,
+        mut args: Map<String, Value>,
+        visible: &[String],
+    ) -> Result<CallToolResult, ErrorData> {
+        let with_docs: Vec<String> = visible
+            .iter()
+            .filter(|g| self.set.has_docs(g))
+            .cloned()
+            .collect();
+        let graph = match args.remove(GRAPH_ARG) {
+            Some(Value::String(g)) if with_docs.contains(&g) => g,
+            None if with_docs.len() == 1 => with_docs[0].clone(),
+            Some(Value::String(g)) => {
+                return Ok(error_result(format!(
+                    "no documentation for a graph `{g}` here; the graphs with documentation you may use: {}",
+                    with_docs.join(", ")
+                )))
+            }
+            _ => {
+                return Ok(error_result(format!(
+                    "`{GRAPH_ARG}` is required for search_docs: one of {}",
+                    with_docs.join(", ")
+                )))
+            }
+        };
+        let req: crate::mcp::DocsRequest = match serde_json::from_value(Value::Object(args)) {
+            Ok(r) => r,
+            Err(e) => {
+                return Ok(error_result(format!(
+                    "bad arguments for search_docs: {e}. Send a JSON object with the tool's fields."
+                )))
+            }
+        };
+        let set = self.set.clone();
+        tokio::task::spawn_blocking(move || match set.get(&graph) {
+            Ok(state) => match &state.docs {
+                Some(docs) => crate::mcp::docs_result(docs, &req),
+                None => error_result(format!("graph `{graph}` serves no documentation")),
+            },
+            Err(e) => error_result(e),
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     fn unknown_graph(&self, name: &str, visible: &[String]) -> CallToolResult {
@@ -127,6 +206,9 @@ impl GraphsMcp {
             return Ok(error_result(
                 "this credential may use no graph: ask the server's operator for a scope",
             ));
+        }
+        if name == crate::mcp::DOCS_TOOL && visible.iter().any(|g| self.set.has_docs(g)) {
+            return self.call_docs(args.unwrap_or_default(), visible).await;
         }
         let Some(tool) = NavTool::from_name(name) else {
             return Ok(error_result(format!(

@@ -21,6 +21,11 @@ pub trait GraphLoader: Send + Sync {
     fn schema(&self, spec: &GraphSpec) -> Result<SchemaGraph, String>;
     /// The factory of the graph's ranker: its saved index when `spec.index` is set.
     fn factory(&self, spec: &GraphSpec) -> Result<BackendFactory, String>;
+    /// The documentation `search_docs` answers from for this graph (`spec.docs`).
+    fn docs(&self, spec: &GraphSpec) -> Result<Option<Arc<gqlnav_docs::LiveDocs>>, String> {
+        let _ = spec;
+        Ok(None)
+    }
 }
 
 enum SlotState {
@@ -108,6 +113,13 @@ impl GraphSet {
         self.slots.iter().map(|s| s.spec.name.as_str())
     }
 
+    /// Whether the graph serves documentation (`docs` in its table).
+    pub fn has_docs(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|&i| self.slots[i].spec.docs.is_some())
+    }
+
     /// Whether a graph of this name exists.
     pub fn contains(&self, name: &str) -> bool {
         self.by_name.contains_key(name)
@@ -181,16 +193,16 @@ impl GraphSet {
 
     fn load(&self, spec: &GraphSpec) -> Result<Arc<AppState>, String> {
         let t0 = Instant::now();
-        if spec.docs.is_some() {
-            return Err("`docs` is not served per graph yet: serve this graph's documentation with a single-graph `gqlnav serve --docs`".into());
-        }
         let graph = Arc::new(self.loader.schema(spec)?);
         let factory = self.loader.factory(spec)?;
         let tools = Toolbox::build(graph.clone(), Some(factory), spec.config.tools.clone())
             .map_err(|e| e.to_string())?;
         let mut config = spec.config.clone();
         config.compiled = CompiledTools::None;
-        let state = AppState::new(Arc::new(tools), config).map_err(|e| e.to_string())?;
+        let docs = self.loader.docs(spec)?;
+        let state = AppState::new(Arc::new(tools), config)
+            .map_err(|e| e.to_string())?
+            .with_docs(docs);
         tracing::info!(
             graph = spec.name.as_str(),
             fields = graph.field_count(),
