@@ -124,16 +124,9 @@ fn run_graphs(a: &IndexArgs, file: &Path) -> Result<()> {
     for g in &f.graphs {
         pb.set_message(format!("indexing {}", g.name));
         let out = a.out.join(&g.name);
-        let mut sa = a.schema.clone();
-        sa.schema = Some(g.schema.clone());
-        sa.headers = g
-            .config
-            .tools
-            .headers
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect();
-        let r = sa
+        let r = a
+            .schema
+            .for_graph(g)
             .load(true)
             .and_then(|graph| build_one(Arc::new(graph), &a.backend, &out));
         match r {

@@ -216,16 +216,10 @@ struct CliLoader {
 
 impl gqlnav_serve::GraphLoader for CliLoader {
     fn schema(&self, spec: &gqlnav_serve::GraphSpec) -> std::result::Result<SchemaGraph, String> {
-        let mut a = self.schema.clone();
-        a.schema = Some(spec.schema.clone());
-        a.headers = spec
-            .config
-            .tools
-            .headers
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect();
-        a.load(true).map_err(|e| format!("{e:#}"))
+        self.schema
+            .for_graph(spec)
+            .load(true)
+            .map_err(|e| format!("{e:#}"))
     }
 
     fn factory(

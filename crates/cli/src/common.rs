@@ -61,6 +61,21 @@ impl SchemaArgs {
     }
 
     /// Load the schema; warnings go to stderr.
+    /// These flags (caps, timeouts) for one graph of a graphs file: its schema source and
+    /// its upstream headers (an endpoint to introspect takes the same credentials).
+    pub fn for_graph(&self, spec: &gqlnav_serve::GraphSpec) -> SchemaArgs {
+        let mut a = self.clone();
+        a.schema = Some(spec.schema.clone());
+        a.headers = spec
+            .config
+            .tools
+            .headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        a
+    }
+
     pub fn load(&self, quiet: bool) -> Result<SchemaGraph> {
         let src = self.schema.as_deref().unwrap_or("builtin:github");
         let g = match src {

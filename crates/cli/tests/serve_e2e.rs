@@ -12,20 +12,9 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 
 mod common;
-use common::{bin, items, named, schema, server, support, upstream, Proc};
+use common::{bin, items, named, pymcp, schema, server, support, upstream, Proc};
 
 const SECRET: &str = "Bearer sekret-token-4821";
-
-fn pymcp() -> String {
-    let dir = std::env::var("GQLNAV_PYMCP").unwrap_or_else(|_| {
-        panic!("GQLNAV_PYMCP is not set: install the MCP Python SDK with `pip install --target .cache/pymcp mcp` and set GQLNAV_PYMCP=.cache/pymcp")
-    });
-    assert!(
-        Path::new(&dir).join("mcp").is_dir(),
-        "GQLNAV_PYMCP={dir} holds no `mcp` package; run `pip install --target {dir} mcp`"
-    );
-    dir
-}
 
 /// Start `gqlnav serve --schema <bundled id> --http 127.0.0.1:0 <extra>` and return the
 /// MCP URL it prints.

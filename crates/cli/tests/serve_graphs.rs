@@ -13,24 +13,13 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 mod common;
-use common::{bin, mock_upstream, schema, support, Proc};
+use common::{bin, mock_upstream, pymcp, schema, support, Proc};
 
 const ONLY_PUB: &str = "token-only-pub-7731";
 const EVERY: &str = "token-every-graph-0912";
 
 /// Types only the hidden graph (Linear's schema) has: none may reach credential A.
 const SECRET_TYPES: [&str; 3] = ["CustomerNeed", "Initiative", "ProjectMilestone"];
-
-fn pymcp() -> String {
-    let dir = std::env::var("GQLNAV_PYMCP").unwrap_or_else(|_| {
-        panic!("GQLNAV_PYMCP is not set: install the MCP Python SDK with `pip install --target .cache/pymcp mcp` and set GQLNAV_PYMCP=.cache/pymcp")
-    });
-    assert!(
-        Path::new(&dir).join("mcp").is_dir(),
-        "GQLNAV_PYMCP={dir} holds no `mcp` package"
-    );
-    dir
-}
 
 /// Drive the server with the Python SDK, sending `headers` with every request.
 fn py(url: &str, calls: &Value, headers: &Value) -> Value {

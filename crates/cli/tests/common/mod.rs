@@ -159,3 +159,17 @@ pub fn mock_upstream(schema_file: &str) -> (Proc, String) {
     let addr = rest.split_whitespace().next().unwrap_or_default();
     (p, format!("http://{addr}"))
 }
+
+/// The directory holding the MCP Python SDK (`GQLNAV_PYMCP`); a missing SDK fails the
+/// test with the install hint.
+#[allow(dead_code)]
+pub fn pymcp() -> String {
+    let dir = std::env::var("GQLNAV_PYMCP").unwrap_or_else(|_| {
+        panic!("GQLNAV_PYMCP is not set: install the MCP Python SDK with `pip install --target .cache/pymcp mcp` and set GQLNAV_PYMCP=.cache/pymcp")
+    });
+    assert!(
+        Path::new(&dir).join("mcp").is_dir(),
+        "GQLNAV_PYMCP={dir} holds no `mcp` package; run `pip install --target {dir} mcp`"
+    );
+    dir
+}

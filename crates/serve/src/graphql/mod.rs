@@ -608,6 +608,24 @@ pub fn host_allowed(headers: &HeaderMap, port: u16, config: &crate::config::Serv
     host_ok && origin_ok
 }
 
+/// Refuse a request whose Host or Origin is not allowed ([`host_allowed`]), else run it:
+/// the GraphQL endpoints' middleware, single-graph and many-graph.
+pub(crate) async fn guard_host(
+    port: u16,
+    config: &crate::config::ServeConfig,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if !host_allowed(req.headers(), port, config) {
+        return Refused(
+            StatusCode::FORBIDDEN,
+            "Host or Origin not allowed (DNS-rebinding guard); add it to [server] allowed_hosts / allowed_origins".into(),
+        )
+        .into_response();
+    }
+    next.run(req).await
+}
+
 /// The GraphQL endpoint as an axum router (`POST /graphql`, `GET /graphql`).
 pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
     let limit = state.config.tools.policy.max_request_bytes;
@@ -621,18 +639,7 @@ pub fn graphql_router(port: u16, state: Arc<AppState>) -> axum::Router {
         .layer(axum::middleware::from_fn(
             move |req: axum::extract::Request, next: axum::middleware::Next| {
                 let st = guard_state.clone();
-                async move {
-                    if !host_allowed(req.headers(), port, &st.config) {
-                        return (
-                            StatusCode::FORBIDDEN,
-                            Json(gql_error(
-                                "Host or Origin not allowed (DNS-rebinding guard); add it to [server] allowed_hosts / allowed_origins",
-                            )),
-                        )
-                            .into_response();
-                    }
-                    next.run(req).await
-                }
+                async move { guard_host(port, &st.config, req, next).await }
             },
         ))
         .layer(DefaultBodyLimit::max(limit))

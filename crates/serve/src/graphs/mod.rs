@@ -26,7 +26,7 @@ pub use scope::{Access, Scopes};
 
 use crate::config::ServeConfig;
 use crate::error::ServeError;
-use crate::graphql::{gql_error, handle_request, host_allowed, read_get, read_post, Refused};
+use crate::graphql::{handle_request, read_get, read_post, Refused};
 
 /// What the multi-graph server shares between its transports.
 #[derive(Clone)]
@@ -105,18 +105,7 @@ fn graphql_router(port: u16, shared: Shared) -> axum::Router {
         .layer(axum::middleware::from_fn(
             move |req: axum::extract::Request, next: axum::middleware::Next| {
                 let config = guard.clone();
-                async move {
-                    if !host_allowed(req.headers(), port, &config) {
-                        return (
-                            StatusCode::FORBIDDEN,
-                            Json(gql_error(
-                                "Host or Origin not allowed (DNS-rebinding guard); add it to [server] allowed_hosts / allowed_origins",
-                            )),
-                        )
-                            .into_response();
-                    }
-                    next.run(req).await
-                }
+                async move { crate::graphql::guard_host(port, &config, req, next).await }
             },
         ))
         .layer(DefaultBodyLimit::max(limit))
