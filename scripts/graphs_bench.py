@@ -61,6 +61,7 @@ async def drive(url, first_graph, calls, across, t0, pid, out, single):
                 await s.call_tool("search_schema", {"query": q, "limit": 10, **g})
                 one.append((time.monotonic() - t) * 1000)
             out["one_graph_ms"] = {"p50": round(pct(one, 50), 2), "p95": round(pct(one, 95), 2)}
+            out["rss_after_calls_mb"] = round(rss_mb(pid), 1)
             if across:
                 t = time.monotonic()
                 r = await s.call_tool("search_schema", {"query": QUERIES[1], "limit": 10})

@@ -254,8 +254,9 @@ pub fn graphs_file(args: &ServeArgs) -> Result<Option<PathBuf>> {
     Ok(gqlnav_serve::GraphsFile::holds_graphs(c)?.then(|| c.clone()))
 }
 
-/// Run `gqlnav serve --graphs FILE`: the file's [server] section, then the listener
-/// flags (--http, --graphql, --log-file, --reload-seconds).
+/// Run `gqlnav serve --graphs FILE`: the file's [server] section, then GQLNAV_LOG and
+/// GQLNAV_LOG_FILE, then the listener flags (--http, --graphql, --log-file,
+/// --reload-seconds).
 pub fn run_graphs(
     args: ServeArgs,
     file: &std::path::Path,
@@ -268,6 +269,13 @@ pub fn run_graphs(
     }
     let mut f = gqlnav_serve::GraphsFile::from_file(file)?;
     let c = &mut f.server;
+    // The server-wide variables; the others (endpoint, headers, …) are per graph here.
+    if let Ok(v) = std::env::var("GQLNAV_LOG") {
+        c.log_level = v;
+    }
+    if let Ok(v) = std::env::var("GQLNAV_LOG_FILE") {
+        c.log_file = Some(v.into());
+    }
     if let Some(v) = &args.http {
         c.http = Some(v.clone());
     }

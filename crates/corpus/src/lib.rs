@@ -5,6 +5,8 @@
 //! Java `String` order for these ASCII names, as the seed instrument's graphql-java
 //! corpus), members in declaration order. This order is the tie-break everywhere.
 
+mod bpe;
+mod bpe_table;
 mod humanize;
 mod render;
 mod tokens;

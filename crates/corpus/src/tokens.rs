@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use tiktoken_rs::CoreBPE;
+use crate::bpe::{self, CountingBpe};
 
 /// A tokenizer encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -139,17 +139,38 @@ impl fmt::Display for Encoding {
     }
 }
 
-static O200K: OnceLock<CoreBPE> = OnceLock::new();
-static CL100K: OnceLock<CoreBPE> = OnceLock::new();
+static O200K: OnceLock<CountingBpe> = OnceLock::new();
+static CL100K: OnceLock<CountingBpe> = OnceLock::new();
 
-fn bpe(e: Encoding) -> &'static CoreBPE {
+/// The o200k_base pre-tokenizer (tiktoken's, as tiktoken-rs 0.12 states it).
+pub(crate) const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+"
+);
+
+/// The cl100k_base pre-tokenizer (tiktoken's, as tiktoken-rs 0.12 states it).
+pub(crate) const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+fn bpe(e: Encoding) -> &'static CountingBpe {
+    // The patterns are constants; a test compiles both.
     match e {
-        // The ranks are bundled inside tiktoken-rs; construction cannot fail at run time
-        // unless the crate itself is broken, which tests catch.
-        Encoding::Cl100kBase => {
-            CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("bundled cl100k_base ranks"))
-        }
-        _ => O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base ranks")),
+        Encoding::Cl100kBase => CL100K.get_or_init(|| {
+            CountingBpe::new(bpe::CL100K_BASE, CL100K_PATTERN).expect("cl100k_base pattern")
+        }),
+        _ => O200K.get_or_init(|| {
+            CountingBpe::new(bpe::O200K_BASE, O200K_PATTERN).expect("o200k_base pattern")
+        }),
     }
 }
 
@@ -159,7 +180,7 @@ fn hf_count(id: TokenizerId, text: &str) -> usize {
     let tok = loaded(id, |l| l.tokenizer);
     match tok.map(|t| t.encode(text, false)) {
         Some(Ok(enc)) => enc.len(),
-        _ => bpe(Encoding::O200kBase).encode_ordinary(text).len(),
+        _ => bpe(Encoding::O200kBase).count(text),
     }
 }
 
@@ -186,11 +207,11 @@ impl TokenMeter {
         if let Encoding::Tokenizer(id) = self.encoding {
             return hf_count(id, text);
         }
-        bpe(self.encoding).encode_ordinary(text).len()
+        bpe(self.encoding).count(text)
     }
 
-    /// Warm the encoder (its first use builds tables: ~330 ms for o200k_base, ~150 ms for
-    /// cl100k_base on GitHub-sized work, release build, shared machine).
+    /// Warm the encoder (its first use compiles the pre-tokenizer; the rank tables are
+    /// embedded in the binary).
     pub fn warm(&self) {
         if !matches!(self.encoding, Encoding::Tokenizer(_)) {
             let _ = bpe(self.encoding);

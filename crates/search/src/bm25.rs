@@ -131,6 +131,10 @@ pub struct Bm25Backend {
     reader: Option<IndexReader>,
     fields: Vec<FieldStats>,
     n_docs: usize,
+    /// Per segment (in the searcher's order; the index never changes once built or
+    /// loaded), each doc's position in the corpus: read once from the `pos` fast field
+    /// rather than opened on every search.
+    doc_pos: Vec<Vec<u32>>,
     /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
     ctx: Option<SearchContext>,
 }
@@ -166,6 +170,7 @@ impl Bm25Backend {
             reader: None,
             fields: Vec::new(),
             n_docs: 0,
+            doc_pos: Vec::new(),
             ctx: None,
         }
     }
@@ -260,10 +265,21 @@ impl Bm25Backend {
             .try_into()?;
         let searcher = reader.searcher();
         let mut n_docs = 0usize;
+        let mut doc_pos = Vec::new();
         for seg in searcher.segment_readers() {
             n_docs += seg.num_docs() as usize;
+            let col = seg
+                .fast_fields()
+                .u64("pos")
+                .map_err(|e| SearchError::Index(e.to_string()))?;
+            doc_pos.push(
+                (0..seg.max_doc())
+                    .map(|d| col.first(d).unwrap_or(u64::from(d)) as u32)
+                    .collect(),
+            );
         }
         self.n_docs = n_docs;
+        self.doc_pos = doc_pos;
         self.fields = tfields
             .into_iter()
             .zip(self.config.fields.iter())
@@ -433,11 +449,8 @@ impl Bm25Backend {
             *c += 1;
         }
         let (k1, b) = (self.config.k1, self.config.b);
-        for seg in searcher.segment_readers() {
-            let pos_col = seg
-                .fast_fields()
-                .u64("pos")
-                .map_err(|e| SearchError::Index(e.to_string()))?;
+        for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+            let pos_of = self.doc_pos.get(ord).map(Vec::as_slice).unwrap_or_default();
             for (fi, fs) in self.fields.iter().enumerate() {
                 let scores = &mut all[fi];
                 let inv = seg.inverted_index(fs.field)?;
@@ -464,7 +477,7 @@ impl Bm25Backend {
                     let mut d = postings.doc();
                     while d != TERMINATED {
                         let f = postings.term_freq() as f32;
-                        let p = pos_col.first(d).unwrap_or(d as u64) as usize;
+                        let p = pos_of.get(d as usize).map_or(d as usize, |&p| p as usize);
                         if let Some(dl) = fs.dl.get(p) {
                             let norm = k1 * (1.0 - b + b * dl / fs.avgdl);
                             if let Some(s) = scores.get_mut(p) {

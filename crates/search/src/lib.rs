@@ -24,7 +24,9 @@ pub use analyzer::Analyzer;
 pub use bm25::{Bm25Backend, Bm25Config, FieldSource};
 pub use error::SearchError;
 pub use page::{page, page_folded, Fold, Page, PageRequest, Slot};
-pub use person::{addresses_caller, caller_roots, first_person};
+pub use person::{
+    addresses_caller, addresses_caller_in, caller_phrases, caller_roots, first_person,
+};
 pub use structure::{
     lookup_collection_path, selectable_collection_path, unwrap_connection, StructureBackend,
     StructureWeights,

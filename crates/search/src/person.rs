@@ -49,22 +49,35 @@ pub fn first_person(question: &str) -> bool {
 /// keep [`first_person`] (measured 2026-12-04: with this rule, budgeted slices lost a
 /// question each on github and linear at 2,000 tokens; docs/archive/history.md).
 pub fn addresses_caller(graph: &SchemaGraph, question: &str) -> bool {
+    addresses_caller_in(&caller_phrases(graph), question)
+}
+
+/// [`addresses_caller`] with the schema's [`caller_phrases`] read once beforehand (a
+/// ranker reads them when it indexes, not on every question).
+pub fn addresses_caller_in(phrases: &[[String; 2]], question: &str) -> bool {
     if first_person(question) {
         return true;
     }
     let words = plain_words(question);
-    if words.is_empty() {
-        return false;
-    }
+    phrases
+        .iter()
+        .any(|p| words.windows(2).any(|w| w[0] == p[0] && w[1] == p[1]))
+}
+
+/// The word pairs of the caller root fields' descriptions ([`caller_roots`]) that say
+/// "the current caller" ([`addresses_caller`]'s rule): consecutive, neither a stop word
+/// nor a word of the field's name, one of them naming the field's type.
+pub fn caller_phrases(graph: &SchemaGraph) -> Vec<[String; 2]> {
     let Some(ExtendedType::Object(q)) = graph
         .root(RootKind::Query)
         .and_then(|r| graph.schema.types.get(r))
     else {
-        return false;
+        return Vec::new();
     };
     let content = |w: &str| !crate::Analyzer::Identifier.query_terms(w).is_empty();
-    caller_roots(graph).iter().any(|(coord, ty)| {
-        let type_words = crate::Analyzer::Identifier.index_terms(ty);
+    let mut out = Vec::new();
+    for (coord, ty) in caller_roots(graph) {
+        let type_words = crate::Analyzer::Identifier.index_terms(&ty);
         let typed = |w: &str| {
             crate::Analyzer::Identifier
                 .index_terms(w)
@@ -80,18 +93,21 @@ pub fn addresses_caller(graph: &SchemaGraph, question: &str) -> bool {
                 .any(|t| name_words.contains(t))
         };
         let Some(desc) = q.fields.get(field).and_then(|f| f.description.as_ref()) else {
-            return false;
+            continue;
         };
         let d = plain_words(desc);
-        d.windows(2).any(|p| {
-            content(&p[0])
+        for p in d.windows(2) {
+            if content(&p[0])
                 && content(&p[1])
                 && (typed(&p[0]) || typed(&p[1]))
                 && unnamed(&p[0])
                 && unnamed(&p[1])
-                && words.windows(2).any(|w| w[0] == p[0] && w[1] == p[1])
-        })
-    })
+            {
+                out.push([p[0].clone(), p[1].clone()]);
+            }
+        }
+    }
+    out
 }
 
 /// A text's words, lower-cased, split on anything but letters, digits and apostrophes.

@@ -362,16 +362,27 @@ impl Toolbox {
         })
     }
 
-    /// What a search over many graphs compares before it builds any result: the share
-    /// of the query's words that are words of this schema's names (a graph that names
-    /// nothing the question says is not where it is answered), and the `k` best hits'
-    /// scores relative to the best, each with its raw score (which breaks ties). A ranker's raw scores do not compare across schemas:
-    /// a word rare in one schema weighs more there (docs/serve.md, "Many graphs").
-    pub fn graph_relevance(
-        &self,
-        query: &str,
-        k: usize,
-    ) -> Result<(f32, Vec<(f32, f32)>), ToolError> {
+    /// The share of `query`'s words that are words of this schema's names (coordinates,
+    /// types, argument names): a graph that names nothing the question says is not where
+    /// it is answered. An upper bound of [`Toolbox::graph_relevance`]'s merged scores, so a
+    /// search over many graphs can skip a graph whose share cannot reach its best hits.
+    pub fn name_coverage(&self, query: &str) -> f32 {
+        let mut terms = gqlnav_search::Analyzer::Identifier.query_terms(query);
+        terms.sort();
+        terms.dedup();
+        if terms.is_empty() {
+            return 0.0;
+        }
+        let generation = self.generation();
+        let names = generation.name_words();
+        terms.iter().filter(|t| names.contains(*t)).count() as f32 / terms.len() as f32
+    }
+
+    /// What a search over many graphs compares before it builds any result: the `k`
+    /// best hits' scores relative to this graph's best, each with its raw score (which
+    /// breaks ties). A ranker's raw scores do not compare across schemas: a word rare in
+    /// one schema weighs more there (docs/serve.md, "Many graphs").
+    pub fn graph_relevance(&self, query: &str, k: usize) -> Result<Vec<(f32, f32)>, ToolError> {
         check_query(query)?;
         let generation = self.generation();
         let scored = generation
@@ -379,23 +390,13 @@ impl Toolbox {
             .search(&Query::new(query), k.max(1))
             .map_err(|e| ToolError::Search(e.to_string()))?;
         let best = scored.first().map_or(0.0, |s| s.score);
-        let relative = scored
+        Ok(scored
             .iter()
             .map(|s| {
                 let r = if best > 0.0 { s.score / best } else { 0.0 };
                 (r, s.score)
             })
-            .collect();
-        let mut terms = gqlnav_search::Analyzer::Identifier.query_terms(query);
-        terms.sort();
-        terms.dedup();
-        let names = generation.name_words();
-        let coverage = if terms.is_empty() {
-            0.0
-        } else {
-            terms.iter().filter(|t| names.contains(*t)).count() as f32 / terms.len() as f32
-        };
-        Ok((coverage, relative))
+            .collect())
     }
 
     /// The first page for `query` (`limit` results, folded as `search_schema` folds

@@ -86,6 +86,8 @@ pub struct StructureBackend {
     value_of: Vec<Vec<usize>>,
     /// the current-caller root fields and their types' fields (the `named` stage's pronoun reading and the `path` stage's ways through the caller)
     callers: Callers,
+    /// the caller root fields' description phrases ([`crate::caller_phrases`])
+    caller_phrases: Vec<[String; 2]>,
     n: usize,
     rendering: String,
     /// The indexed context, kept so that [`SearchBackend::save`] can write the index.
@@ -119,6 +121,7 @@ impl StructureBackend {
             conn_of: Vec::new(),
             value_of: Vec::new(),
             callers: Callers::default(),
+            caller_phrases: Vec::new(),
             n: 0,
             rendering: String::new(),
             ctx: None,
@@ -161,6 +164,7 @@ impl StructureBackend {
     /// The per-doc facts read from the schema, not saved: the same when an index is built
     /// and when a saved one is loaded ([`facts`]).
     fn read_facts(&mut self, ctx: &SearchContext) {
+        self.caller_phrases = crate::caller_phrases(&ctx.graph);
         self.root_field = facts::root_fields(ctx);
         self.deprecated = facts::deprecated_fields(ctx);
         self.label = facts::label_fields(ctx);
@@ -370,7 +374,8 @@ impl SearchBackend for StructureBackend {
         let person = reader
             && self.on("named")
             && self.weights.caller > 0.0
-            && (self.ctx.as_ref()).is_some_and(|c| crate::addresses_caller(&c.graph, &query.text));
+            && self.ctx.is_some()
+            && crate::addresses_caller_in(&self.caller_phrases, &query.text);
         let q = Question {
             text: &query.text,
             terms,

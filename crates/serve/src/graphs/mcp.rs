@@ -30,6 +30,9 @@ pub struct GraphsMcp {
     tools: ToolsConfig,
     /// Over HTTP the caller's headers say its scope; over stdio it sees every graph.
     http: bool,
+    /// Threads a search across graphs splits over (read once: each reading of the
+    /// cgroup's CPU limit is a few system calls).
+    threads: usize,
 }
 
 fn error_result(text: impl ToString) -> CallToolResult {
@@ -44,6 +47,7 @@ impl GraphsMcp {
             scopes,
             tools,
             http,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
         }
     }
 
@@ -286,7 +290,9 @@ impl GraphsMcp {
             ));
         }
         let limit = (req.limit as usize).max(1);
+        let clock = std::time::Instant::now();
         let (winners, mut failed) = self.rank_all(&req.query, limit, visible).await;
+        let ranked = clock.elapsed();
         // Build results only for the graphs that hold one of the best `limit` raw scores.
         let mut tasks = tokio::task::JoinSet::new();
         for (g, n, coverage) in winners {
@@ -319,6 +325,10 @@ impl GraphsMcp {
                 .then_with(|| a.2.rank.cmp(&b.2.rank))
         });
         hits.truncate(limit.max(1));
+        tracing::debug!(
+            build_us = (clock.elapsed() - ranked).as_micros(),
+            "search across graphs: results built"
+        );
         let mut text = String::new();
         for (i, (_, g, it)) in hits.iter().enumerate() {
             let mut shown = it.clone();
@@ -359,61 +369,124 @@ impl GraphsMcp {
     }
 }
 
+/// Graphs ranked in one wave of a search across graphs, per thread of the blocking pool:
+/// small enough that a question whose best hits sit in a few graphs stops early, large
+/// enough that a wave's hand-off to the pool is not the cost.
+const WAVE_PER_THREAD: usize = 4;
+
+/// One graph's answer to a per-graph step: its name and the value, or why it could not.
+type PerGraph<T> = Vec<(String, Result<T, String>)>;
+
 impl GraphsMcp {
-    /// Rank `query` in every visible graph (each hit's score relative to its graph's
-    /// best, times the share of the query's words the graph's names hold; the graphs
-    /// split over the blocking pool's threads) and say how many of the best `limit` each
-    /// graph holds, with its share; also the graphs that could not answer.
+    /// `step` on each of `graphs` (loading those not loaded yet), split over the blocking
+    /// pool's threads; answers in `graphs`' order.
+    async fn each_graph<T: Send + 'static>(
+        &self,
+        graphs: &[String],
+        step: impl Fn(&gqlnav_tools::Toolbox) -> Result<T, String> + Send + Sync + 'static,
+    ) -> PerGraph<T> {
+        let chunk = graphs.len().div_ceil(self.threads).max(1);
+        let step = Arc::new(step);
+        let mut tasks = tokio::task::JoinSet::new();
+        for (at, part) in graphs.chunks(chunk).enumerate() {
+            let (set, part, step) = (self.set.clone(), part.to_vec(), step.clone());
+            tasks.spawn_blocking(move || {
+                let rows: PerGraph<T> = part
+                    .into_iter()
+                    .map(|g| {
+                        let r = set.get(&g).and_then(|s| step(&s.tools));
+                        (g, r)
+                    })
+                    .collect();
+                (at, rows)
+            });
+        }
+        let mut parts = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok(part) => parts.push(part),
+                Err(e) => parts.push((usize::MAX, vec![(String::new(), Err(e.to_string()))])),
+            }
+        }
+        parts.sort_by_key(|(at, _)| *at);
+        parts.into_iter().flat_map(|(_, rows)| rows).collect()
+    }
+
+    /// Rank `query` across the visible graphs: each hit's score relative to its graph's
+    /// best, times the share of the query's words the graph's names hold (its coverage);
+    /// say how many of the best `limit` each graph holds, with its coverage, and the graphs
+    /// that could not answer. A hit's merged score is at most its graph's coverage, so the
+    /// graphs are ranked in waves, highest coverage first, until the `limit`-th best
+    /// merged score is above every coverage left: the same answer as ranking them all.
     async fn rank_all(
         &self,
         query: &str,
         limit: usize,
         visible: &[String],
     ) -> (Vec<(String, usize, f32)>, Vec<String>) {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let chunk = visible.len().div_ceil(threads).max(1);
-        let mut tasks = tokio::task::JoinSet::new();
-        for part in visible.chunks(chunk) {
-            let (set, part, q) = (self.set.clone(), part.to_vec(), query.to_string());
-            tasks.spawn_blocking(move || {
-                part.into_iter()
-                    .map(|g| {
-                        let r = set.get(&g).and_then(|s| {
-                            s.tools
-                                .graph_relevance(&q, limit)
-                                .map_err(|e| e.to_string())
-                        });
-                        (g, r)
-                    })
-                    .collect::<Vec<_>>()
-            });
-        }
-        let mut scores: Vec<(f32, f32, usize, String, f32)> = Vec::new();
+        let q = query.to_string();
+        let clock = std::time::Instant::now();
         let mut failed = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok(rows) => {
-                    for (g, r) in rows {
-                        match r {
-                            Ok((coverage, relative)) => {
-                                let at = visible.iter().position(|x| *x == g).unwrap_or(0);
-                                scores.extend(relative.into_iter().map(|(rel, raw)| {
-                                    (coverage * rel, raw, at, g.clone(), coverage)
-                                }));
-                            }
-                            Err(e) => failed.push(e),
-                        }
-                    }
+        let mut covered: Vec<(usize, String, f32)> = Vec::new();
+        for (g, r) in self
+            .each_graph(visible, move |t| Ok(t.name_coverage(&q)))
+            .await
+        {
+            match r {
+                Ok(c) => {
+                    let at = visible.iter().position(|x| *x == g).unwrap_or(usize::MAX);
+                    covered.push((at, g, c));
                 }
-                Err(e) => failed.push(e.to_string()),
+                Err(e) => failed.push(e),
             }
         }
-        scores.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then(b.1.total_cmp(&a.1))
-                .then(a.2.cmp(&b.2))
-        });
-        scores.truncate(limit);
+        covered.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
+        let coverage_us = clock.elapsed().as_micros();
+        let wave = self.threads * WAVE_PER_THREAD;
+        // (merged, raw, graph's place in `visible`, graph, coverage), best first.
+        let mut scores: Vec<(f32, f32, usize, String, f32)> = Vec::new();
+        let mut next = 0;
+        while next < covered.len() {
+            if scores.len() >= limit && scores[limit - 1].0 > covered[next].2 {
+                break;
+            }
+            let part = &covered[next..(next + wave).min(covered.len())];
+            next += part.len();
+            let names: Vec<String> = part.iter().map(|(_, g, _)| g.clone()).collect();
+            let q = query.to_string();
+            let ranked = self
+                .each_graph(&names, move |t| {
+                    t.graph_relevance(&q, limit).map_err(|e| e.to_string())
+                })
+                .await;
+            for (g, r) in ranked {
+                let Some((at, _, coverage)) = part.iter().find(|(_, name, _)| *name == g) else {
+                    failed.extend(r.err());
+                    continue;
+                };
+                match r {
+                    Ok(relative) => scores.extend(
+                        relative
+                            .into_iter()
+                            .map(|(rel, raw)| (coverage * rel, raw, *at, g.clone(), *coverage)),
+                    ),
+                    Err(e) => failed.push(e),
+                }
+            }
+            scores.sort_by(|a, b| {
+                b.0.total_cmp(&a.0)
+                    .then(b.1.total_cmp(&a.1))
+                    .then(a.2.cmp(&b.2))
+            });
+            scores.truncate(limit);
+        }
+        tracing::debug!(
+            graphs = covered.len(),
+            ranked = next,
+            coverage_us,
+            rank_us = clock.elapsed().as_micros() - coverage_us,
+            "search across graphs: ranked the graphs whose name coverage could reach the best {limit}"
+        );
         let mut winners: Vec<(String, usize, f32)> = Vec::new();
         for (_, _, _, g, coverage) in scores {
             match winners.iter_mut().find(|(w, _, _)| *w == g) {
