@@ -227,6 +227,8 @@ fn two_credentials_see_their_graphs_and_the_leak_probe_finds_nothing() {
         ["introspect", {"type": "Query", "graph": "zq-gone"}],
         ["search_schema", {"query": "customer needs of a customer", "limit": 5}],
         ["search_schema", {"query": "stargazers of a repository", "limit": 5}],
+        ["search_schema", {"query": "customer needs of a customer", "limit": 1}],
+        ["search_schema", {"query": "stargazers of a repository", "limit": 1}],
     ]);
     let seen = py(&url, &calls, &b);
     let enum_ = &seen["tools"][0]["inputSchema"]["properties"]["graph"]["enum"];
@@ -238,6 +240,12 @@ fn two_credentials_see_their_graphs_and_the_leak_probe_finds_nothing() {
         assert!(text.contains("graph `zq-gone` is not available"), "{text}");
         let first = &c[i]["structured"]["results"][0];
         assert_eq!(first["graph"], want, "{first}");
+        // The search stops ranking graphs that cannot reach the best `limit`: with a
+        // limit of one it must still find the same best hit.
+        let alone = &c[i + 2]["structured"]["results"];
+        assert_eq!(alone.as_array().map(Vec::len), Some(1), "{alone}");
+        assert_eq!(alone[0]["coordinate"], first["coordinate"], "{alone}");
+        assert_eq!(alone[0]["graph"], want, "{alone}");
     }
     assert!(c[0]["text"]
         .as_str()

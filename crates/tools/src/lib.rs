@@ -49,7 +49,7 @@ pub use introspect::{
 pub use output::ToolOutput;
 pub use policy::{ExecPolicy, MutationPolicy, ToolsConfig, MAX_SEARCH_LIMIT};
 pub use search::{
-    check_query, item_block, short_definition, SearchItem, SearchPage, SearchRequest,
+    check_query, item_block, name_terms, short_definition, SearchItem, SearchPage, SearchRequest,
     DEFAULT_SEARCH_LIMIT, FIRST_LOOK_BUDGET_TOKENS, MAX_QUERY_BYTES,
 };
 pub use toolbox::{

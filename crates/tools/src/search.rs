@@ -301,6 +301,15 @@ pub fn item_block(it: &SearchItem) -> String {
     block
 }
 
+/// A question's distinct words as [`Toolbox::name_coverage`] compares them with a
+/// schema's names (read once for a search over many graphs).
+pub fn name_terms(query: &str) -> Vec<String> {
+    let mut terms = gqlnav_search::Analyzer::Identifier.query_terms(query);
+    terms.sort();
+    terms.dedup();
+    terms
+}
+
 impl Toolbox {
     /// Rank and page: the ranker's hits turned into items by the search stage's
     /// [`SearchContext::hit`](gqlnav_search::SearchContext::hit) and cut by its
@@ -362,14 +371,12 @@ impl Toolbox {
         })
     }
 
-    /// The share of `query`'s words that are words of this schema's names (coordinates,
-    /// types, argument names): a graph that names nothing the question says is not where
-    /// it is answered. An upper bound of [`Toolbox::graph_relevance`]'s merged scores, so a
-    /// search over many graphs can skip a graph whose share cannot reach its best hits.
-    pub fn name_coverage(&self, query: &str) -> f32 {
-        let mut terms = gqlnav_search::Analyzer::Identifier.query_terms(query);
-        terms.sort();
-        terms.dedup();
+    /// The share of a question's words ([`name_terms`]) that are words of this schema's
+    /// names (coordinates, types, argument names): a graph that names nothing the
+    /// question says is not where it is answered. An upper bound of the merged scores
+    /// [`Toolbox::graph_relevance`] feeds, so a search over many graphs can skip a graph
+    /// whose share cannot reach its best hits.
+    pub fn name_coverage(&self, terms: &[String]) -> f32 {
         if terms.is_empty() {
             return 0.0;
         }

@@ -3,7 +3,8 @@
 //! caller may not see is absent from the tool schemas, from search results and from
 //! errors (an unknown graph and a hidden one get the same answer).
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
@@ -369,11 +370,6 @@ impl GraphsMcp {
     }
 }
 
-/// Graphs ranked in one wave of a search across graphs, per thread of the blocking pool:
-/// small enough that a question whose best hits sit in a few graphs stops early, large
-/// enough that a wave's hand-off to the pool is not the cost.
-const WAVE_PER_THREAD: usize = 4;
-
 /// One graph's answer to a per-graph step: its name and the value, or why it could not.
 type PerGraph<T> = Vec<(String, Result<T, String>)>;
 
@@ -416,20 +412,22 @@ impl GraphsMcp {
     /// best, times the share of the query's words the graph's names hold (its coverage);
     /// say how many of the best `limit` each graph holds, with its coverage, and the graphs
     /// that could not answer. A hit's merged score is at most its graph's coverage, so the
-    /// graphs are ranked in waves, highest coverage first, until the `limit`-th best
-    /// merged score is above every coverage left: the same answer as ranking them all.
+    /// graphs are ranked highest coverage first, each thread taking the next, until the
+    /// `limit`-th best merged score is above the next graph's coverage: the same answer as
+    /// ranking them all.
     async fn rank_all(
         &self,
         query: &str,
         limit: usize,
         visible: &[String],
     ) -> (Vec<(String, usize, f32)>, Vec<String>) {
-        let q = query.to_string();
         let clock = std::time::Instant::now();
+        let terms = Arc::new(gqlnav_tools::name_terms(query));
         let mut failed = Vec::new();
         let mut covered: Vec<(usize, String, f32)> = Vec::new();
+        let t = terms.clone();
         for (g, r) in self
-            .each_graph(visible, move |t| Ok(t.name_coverage(&q)))
+            .each_graph(visible, move |tb| Ok(tb.name_coverage(&t)))
             .await
         {
             match r {
@@ -442,53 +440,35 @@ impl GraphsMcp {
         }
         covered.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
         let coverage_us = clock.elapsed().as_micros();
-        let wave = self.threads * WAVE_PER_THREAD;
-        // (merged, raw, graph's place in `visible`, graph, coverage), best first.
-        let mut scores: Vec<(f32, f32, usize, String, f32)> = Vec::new();
-        let mut next = 0;
-        while next < covered.len() {
-            if scores.len() >= limit && scores[limit - 1].0 > covered[next].2 {
-                break;
-            }
-            let part = &covered[next..(next + wave).min(covered.len())];
-            next += part.len();
-            let names: Vec<String> = part.iter().map(|(_, g, _)| g.clone()).collect();
-            let q = query.to_string();
-            let ranked = self
-                .each_graph(&names, move |t| {
-                    t.graph_relevance(&q, limit).map_err(|e| e.to_string())
-                })
-                .await;
-            for (g, r) in ranked {
-                let Some((at, _, coverage)) = part.iter().find(|(_, name, _)| *name == g) else {
-                    failed.extend(r.err());
-                    continue;
-                };
-                match r {
-                    Ok(relative) => scores.extend(
-                        relative
-                            .into_iter()
-                            .map(|(rel, raw)| (coverage * rel, raw, *at, g.clone(), *coverage)),
-                    ),
-                    Err(e) => failed.push(e),
-                }
-            }
-            scores.sort_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then(b.1.total_cmp(&a.1))
-                    .then(a.2.cmp(&b.2))
-            });
-            scores.truncate(limit);
+        let bound = Arc::new(Bound {
+            covered,
+            next: AtomicUsize::new(0),
+            ranked: AtomicUsize::new(0),
+            kth: AtomicU32::new((-1f32).to_bits()),
+            best: Mutex::new(Vec::new()),
+            failed: Mutex::new(Vec::new()),
+        });
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..self.threads.min(bound.covered.len()) {
+            let (set, bound, q) = (self.set.clone(), bound.clone(), query.to_string());
+            tasks.spawn_blocking(move || bound.work(&set, &q, limit));
         }
+        while let Some(joined) = tasks.join_next().await {
+            if let Err(e) = joined {
+                failed.push(e.to_string());
+            }
+        }
+        let best = std::mem::take(&mut *lock(&bound.best));
+        failed.append(&mut lock(&bound.failed));
         tracing::debug!(
-            graphs = covered.len(),
-            ranked = next,
+            graphs = bound.covered.len(),
+            ranked = bound.ranked.load(Ordering::Relaxed),
             coverage_us,
             rank_us = clock.elapsed().as_micros() - coverage_us,
             "search across graphs: ranked the graphs whose name coverage could reach the best {limit}"
         );
         let mut winners: Vec<(String, usize, f32)> = Vec::new();
-        for (_, _, _, g, coverage) in scores {
+        for (_, _, _, g, coverage) in best {
             match winners.iter_mut().find(|(w, _, _)| *w == g) {
                 Some(w) => w.1 += 1,
                 None => winners.push((g, 1, coverage)),
@@ -496,6 +476,69 @@ impl GraphsMcp {
         }
         failed.sort();
         (winners, failed)
+    }
+}
+
+/// A poisoned lock's data is still whole here (each holder only sorts and extends).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A merged hit: (merged score, raw score, the graph's place among the visible ones,
+/// the graph, its coverage).
+type MergedHit = (f32, f32, usize, String, f32);
+
+/// The shared state of one search across graphs: the graphs by coverage, the next one to
+/// rank, and the best `limit` merged hits so far with the `limit`-th score as the bound.
+struct Bound {
+    covered: Vec<(usize, String, f32)>,
+    next: AtomicUsize,
+    ranked: AtomicUsize,
+    /// The `limit`-th best merged score so far (f32 bits; -1 until there are `limit`).
+    kth: AtomicU32,
+    best: Mutex<Vec<MergedHit>>,
+    failed: Mutex<Vec<String>>,
+}
+
+impl Bound {
+    /// Rank the next graph until none is left or none left can reach the best `limit`.
+    fn work(&self, set: &GraphSet, query: &str, limit: usize) {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some((at, g, coverage)) = self.covered.get(i) else {
+                return;
+            };
+            if f32::from_bits(self.kth.load(Ordering::Acquire)) > *coverage {
+                return;
+            }
+            self.ranked.fetch_add(1, Ordering::Relaxed);
+            let relative = set.get(g).and_then(|s| {
+                s.tools
+                    .graph_relevance(query, limit)
+                    .map_err(|e| e.to_string())
+            });
+            match relative {
+                Ok(relative) => {
+                    let mut best = lock(&self.best);
+                    best.extend(
+                        relative
+                            .into_iter()
+                            .map(|(rel, raw)| (coverage * rel, raw, *at, g.clone(), *coverage)),
+                    );
+                    best.sort_by(|a, b| {
+                        b.0.total_cmp(&a.0)
+                            .then(b.1.total_cmp(&a.1))
+                            .then(a.2.cmp(&b.2))
+                    });
+                    best.truncate(limit);
+                    if best.len() >= limit {
+                        self.kth
+                            .store(best[limit - 1].0.to_bits(), Ordering::Release);
+                    }
+                }
+                Err(e) => lock(&self.failed).push(e),
+            }
+        }
     }
 }
 
