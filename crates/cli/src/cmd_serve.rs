@@ -21,7 +21,7 @@ use crate::backends::BackendArgs;
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Serve many graphs from one process: a TOML file with one [[graph]] table per
-    /// graph (name, schema, endpoint, headers, allow_mutations, index) and optional
+    /// graph (name, schema, endpoint, headers, allow_mutations, index, docs) and optional
     /// [[credential]] scopes (docs/serve.md, "Many graphs"). Every tool then takes
     /// `graph`; the GraphQL endpoint answers at /graphql/NAME. A --config file with
     /// [[graph]] tables does the same.
