@@ -315,6 +315,38 @@ mod tests {
         }
     }
 
+    /// Random texts over an alphabet that mixes every class the pre-tokenizers split on
+    /// (cases, digits, punctuation, whitespace and newlines, apostrophes, accents, CJK,
+    /// emoji), from a fixed seed.
+    #[test]
+    fn counts_equal_tiktoken_on_random_texts() {
+        const ALPHABET: &[&str] = &[
+            "a", "Z", "q", "é", "ß", "東", "🚀", "0", "7", " ", "  ", "\n", "\r\n", "\t", "'",
+            "'s", "’", ".", "{", "}", "_", "-", "/", "=", "(", "!", "\u{301}", "Ω", "ﬁ",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let cases = both();
+        for _ in 0..2000 {
+            let len = (next() % 160) as usize;
+            let text: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .collect();
+            for (core, counting, _) in &cases {
+                assert_eq!(
+                    counting.count(&text),
+                    core.encode_ordinary(&text).len(),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_patterns_are_tiktokens() {
         assert_eq!(
