@@ -422,12 +422,11 @@ impl GraphsMcp {
         visible: &[String],
     ) -> (Vec<(String, usize, f32)>, Vec<String>) {
         let clock = std::time::Instant::now();
-        let terms = Arc::new(gqlnav_tools::name_terms(query));
+        let terms = gqlnav_tools::name_terms(query);
         let mut failed = Vec::new();
         let mut covered: Vec<(usize, String, f32)> = Vec::new();
-        let t = terms.clone();
         for (g, r) in self
-            .each_graph(visible, move |tb| Ok(tb.name_coverage(&t)))
+            .each_graph(visible, move |tb| Ok(tb.name_coverage(&terms)))
             .await
         {
             match r {
