@@ -20,9 +20,9 @@ use crate::error::AgentError;
 use crate::receipt::Receipt;
 use crate::session::{AgentOptions, Outcome, Session, Step, Stop};
 
-/// Most turns of a typed run: a call that brings data is followed by the answer; up to
-/// three calls may fail first (an unknown path, a missing argument).
-pub const TYPED_TURNS: usize = 4;
+/// Most turns of a typed run: the tool chosen from the menu, a call that brings data, the
+/// answer; up to two more calls may fail first (an unknown path, a missing argument).
+pub const TYPED_TURNS: usize = 5;
 
 /// Items shown per list in a result.
 const SHOWN_ITEMS: usize = 5;
@@ -107,25 +107,38 @@ pub fn answer_grammar(schema: Option<&Value>) -> (Value, Option<String>) {
 /// writes until its reply is cut, which leaves no JSON at all.
 const ANSWER_ITEMS: u64 = 5;
 
+/// Most items of a list inside a list's items: five customers of five needs each did not
+/// fit the 1.5B model's reply (docs/agent.md).
+const NESTED_ANSWER_ITEMS: u64 = 3;
+
 fn cap_lists(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            if m.get("type").and_then(Value::as_str) == Some("array") {
-                let cap = m
-                    .get("maxItems")
-                    .and_then(Value::as_u64)
-                    .map_or(ANSWER_ITEMS, |n| n.min(ANSWER_ITEMS));
-                m.insert("maxItems".into(), json!(cap));
-            }
-            for (k, x) in m.iter_mut() {
-                if k != "enum" && k != "const" {
-                    cap_lists(x);
+    fn walk(v: &mut Value, nested: bool) {
+        match v {
+            Value::Object(m) => {
+                let array = m.get("type").and_then(Value::as_str) == Some("array");
+                if array {
+                    let most = if nested {
+                        NESTED_ANSWER_ITEMS
+                    } else {
+                        ANSWER_ITEMS
+                    };
+                    let cap = m
+                        .get("maxItems")
+                        .and_then(Value::as_u64)
+                        .map_or(most, |n| n.min(most));
+                    m.insert("maxItems".into(), json!(cap));
+                }
+                for (k, x) in m.iter_mut() {
+                    if k != "enum" && k != "const" {
+                        walk(x, nested || (array && k == "items"));
+                    }
                 }
             }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, nested)),
+            _ => {}
         }
-        Value::Array(a) => a.iter_mut().for_each(cap_lists),
-        _ => {}
     }
+    walk(v, false)
 }
 
 /// Longest string a turn may write (chars): a small model that starts repeating a
@@ -229,6 +242,8 @@ struct TypedRun {
     last_data: Option<String>,
     meter: TokenMeter,
     turns: usize,
+    /// The tool is still to be chosen from the menu (more than one is offered).
+    choose: bool,
 }
 
 impl Session<'_> {
@@ -294,6 +309,12 @@ impl Session<'_> {
         // The first turn's reply and one capped result must fit beside the prompt.
         let reserve = self.client.max_tokens as usize + opts.result_tokens.min(TYPED_RESULT_TOKENS);
         let mut notes: Vec<String> = answer_note.into_iter().collect();
+        let fit = |s: &mut TypedToolSet| {
+            if let Some(a) = opts.answer_schema.as_ref() {
+                s.fit_answer(a);
+            }
+        };
+        fit(&mut set);
         let mut system = typed_system(&set, &answer);
         loop {
             let tokens = self.guard.count(&[&system, task]).await;
@@ -306,6 +327,7 @@ impl Session<'_> {
                 Ok(s) if !s.tools.is_empty() => s,
                 _ => break,
             };
+            fit(&mut set);
             system = typed_system(&set, &answer);
             notes.push(format!(
                 "the typed tools did not fit the model's context ({tokens} tokens + {reserve} reserved > {}): cut to {} tools of {} field paths",
@@ -314,6 +336,7 @@ impl Session<'_> {
         }
         let file = self.open_transcript()?;
         let meter = TokenMeter::default();
+        let set_len = set.tools.len();
         let generation = self.tools.generation();
         let receipt = Receipt {
             model: self.client.model.clone(),
@@ -345,6 +368,7 @@ impl Session<'_> {
             last_data: None,
             meter,
             turns: TYPED_TURNS.min(opts.max_turns).max(1),
+            choose: set_len > 1,
         })
     }
 
@@ -383,6 +407,9 @@ impl Session<'_> {
         // Tools until a call brings data, then the answer (a 1.5B model offered both
         // repeated its call until the turns ran out); the last turn answers regardless.
         let may_answer = st.data_seen || last;
+        if st.choose && !may_answer {
+            return self.typed_choose(st).await;
+        }
         let mut schema = st
             .set
             .action_schema(may_answer.then_some(&st.answer), !may_answer);
@@ -437,7 +464,24 @@ impl Session<'_> {
         let action = match action_of(&content) {
             Ok(a) => a,
             Err(e) => {
-                let text = format!("{e}. The back end may not enforce the grammar; reply with only the JSON object.");
+                // A reply that did not end in one JSON object was most often cut while
+                // writing optional arguments (a filter nested until the reply limit); at
+                // temperature 0 the same prompt writes it again, so they leave the grammar.
+                let optional = st
+                    .set
+                    .tools
+                    .iter()
+                    .any(|t| t.args.iter().any(|a| !a.required));
+                st.set
+                    .tools
+                    .iter_mut()
+                    .for_each(|t| t.args.retain(|a| a.required));
+                let cut = if optional {
+                    " The optional arguments are no longer offered."
+                } else {
+                    ""
+                };
+                let text = format!("{e}. The back end may not enforce the grammar, or the reply was cut at its token limit; reply with only the JSON object.{cut}");
                 self.typed_record(st, None, None, text.clone(), true);
                 st.messages.push(Message::new(Role::User, text));
                 return Ok(None);
@@ -465,6 +509,72 @@ impl Session<'_> {
             return Ok(Some(Stop::Answered));
         }
         self.typed_call(st, action).await?;
+        Ok(None)
+    }
+
+    /// The first turn when several tools are offered: the tool, from a one-line-each menu
+    /// (the 1.5B model reading every tool's arguments and fields at once took a sibling of
+    /// the right one: a comment for a list of initiatives, docs/agent.md). The next turns
+    /// read only the chosen tool. A reply that names no tool keeps them all.
+    async fn typed_choose(&mut self, st: &mut TypedRun) -> Result<Option<Stop>, AgentError> {
+        st.choose = false;
+        let turn = st.out.turns;
+        let names: Vec<String> = st.set.tools.iter().map(|t| t.name.clone()).collect();
+        let schema = json!({
+            "type": "object",
+            "properties": {"tool": {"enum": names}},
+            "required": ["tool"],
+            "additionalProperties": false
+        });
+        let sent = [
+            Message::new(Role::System, choose_system(&st.set)),
+            Message::new(Role::User, st.task.clone()),
+        ];
+        let texts: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
+        let prompt_tokens = self.guard.count(&texts).await;
+        st.receipt.saw_prompt(prompt_tokens);
+        self.guard
+            .check(prompt_tokens, self.client.max_tokens as usize)?;
+        let body = self
+            .client
+            .body(&sent, &[], ToolProtocol::Json, Some(&schema));
+        let reply = match self.client.complete(&body).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.typed_log(
+                    st,
+                    json!({"turn": turn, "request": body, "error": e.to_string()}),
+                )?;
+                return Ok(Some(Stop::ApiError(e.to_string())));
+            }
+        };
+        self.typed_log(
+            st,
+            json!({"turn": turn, "request": body, "response": reply.raw}),
+        )?;
+        st.receipt.add_call(&reply.usage);
+        let chosen = action_of(&reply.content)
+            .ok()
+            .and_then(|v| v["tool"].as_str().map(str::to_string))
+            .filter(|n| names.contains(n));
+        let text = match &chosen {
+            Some(n) => {
+                st.set.tools.retain(|t| &t.name == n);
+                st.messages[0] = Message::new(Role::System, typed_system(&st.set, &st.answer));
+                format!("chose `{n}` of {}", names.join(", "))
+            }
+            None => format!(
+                "the reply named no tool (it began: {:?}); every tool stays offered",
+                reply.content.chars().take(60).collect::<String>()
+            ),
+        };
+        self.typed_record(
+            st,
+            Some("choose".into()),
+            chosen.map(|n| json!({"tool": n})),
+            text,
+            false,
+        );
         Ok(None)
     }
 
@@ -513,10 +623,15 @@ impl Session<'_> {
     }
 
     async fn typed_execute(&self, st: &mut TypedRun, action: &Value) -> (String, bool) {
-        let call: TypedCall = match serde_json::from_value(action.clone()) {
+        let mut call: TypedCall = match serde_json::from_value(action.clone()) {
             Ok(c) => c,
             Err(e) => return (format!("the call could not be read: {e}"), true),
         };
+        // The paths that hold the answer's keys the chosen fields miss.
+        if let Some(a) = self.opts.answer_schema.as_ref() {
+            let add = st.set.answer_paths(&call.tool, a, &call.fields);
+            call.fields.extend(add);
+        }
         let generation = self.tools.generation();
         let written = match st.set.write(&generation.graph.schema, &call) {
             Ok(w) => w,
@@ -566,6 +681,14 @@ fn answer_system(answer: &Value) -> String {
     format!(
         "You answer a question with data an API returned. Reply with only {{\"action\": \"answer\", \"answer\": ...}}, copying values from the data exactly; do not invent values. Today is 2025-06-01.\nThe answer must match this JSON Schema: {}\n",
         serde_json::to_string(answer).unwrap_or_default()
+    )
+}
+
+/// The system prompt of the turn that chooses the tool.
+fn choose_system(set: &TypedToolSet) -> String {
+    format!(
+        "You answer a question with data from an API. First choose the one tool that reads what the question asks about: a tool that reads a list for a question about many things, one that reads one thing when the question names it. Reply with only {{\"tool\": \"<name>\"}}.\n\nTools:\n{}",
+        set.menu()
     )
 }
 

@@ -134,26 +134,77 @@ impl Walk<'_> {
     }
 }
 
+/// Whether a gold argument value is one the tool's grammar lets a model write: its object
+/// keys offered, its enum values among those offered (`$ref`s read from `defs`).
+fn conforms(
+    v: &Value,
+    schema: &Value,
+    defs: &std::collections::BTreeMap<String, Value>,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > 16 || v.is_null() {
+        return Ok(());
+    }
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let name = r.trim_start_matches("#/$defs/");
+        return match defs.get(name) {
+            Some(d) => conforms(v, d, defs, depth + 1),
+            None => Ok(()),
+        };
+    }
+    if let Some(vals) = schema.get("enum").and_then(Value::as_array) {
+        if !vals.contains(v) {
+            return Err(format!("{v} is not offered"));
+        }
+    }
+    match v {
+        Value::Array(items) => {
+            let item = schema.get("items").unwrap_or(schema);
+            items
+                .iter()
+                .try_for_each(|x| conforms(x, item, defs, depth + 1))
+        }
+        Value::Object(o) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return Ok(());
+            };
+            for (k, x) in o {
+                match props.get(k) {
+                    Some(p) => conforms(x, p, defs, depth + 1)?,
+                    None => return Err(format!("`{k}` is not offered")),
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Why a gold operation is not a call of the tools, with the call it comes closest to
+/// when only target leaves are missing (the call with the offered ones).
+pub type GoldMiss = (Option<TypedCall>, Vec<ReachMiss>);
+
 /// The typed call that a gold operation is, or every reason it is not.
 pub fn gold_call(
     schema: &Valid<Schema>,
     tools: &TypedToolSet,
     operation: &str,
     targets: &[String],
-) -> Result<TypedCall, Vec<ReachMiss>> {
-    let doc = crate::gold::parse_gold(schema, operation).map_err(|e| vec![ReachMiss::Gold(e)])?;
+) -> Result<TypedCall, GoldMiss> {
+    let miss = |m: ReachMiss| (None, vec![m]);
+    let doc = crate::gold::parse_gold(schema, operation).map_err(|e| miss(ReachMiss::Gold(e)))?;
     let op = doc
         .operations
         .iter()
         .next()
-        .ok_or_else(|| vec![ReachMiss::Gold("no operation".into())])?;
+        .ok_or_else(|| miss(ReachMiss::Gold("no operation".into())))?;
     let Some(Selection::Field(root)) = op.selection_set.selections.first() else {
-        return Err(vec![ReachMiss::Gold(
+        return Err(miss(ReachMiss::Gold(
             "the operation does not start with a field".into(),
-        )]);
+        )));
     };
     let Some(tool) = tools.get(root.name.as_str()) else {
-        return Err(vec![ReachMiss::Tool(root.name.to_string())]);
+        return Err(miss(ReachMiss::Tool(root.name.to_string())));
     };
     let mut w = Walk {
         doc: &doc,
@@ -172,6 +223,8 @@ pub fn gold_call(
             .any(|x| x.at.is_empty() && x.name == a.name.as_str())
         {
             w.args.insert(a.name.to_string(), json_of(&a.value));
+        } else if a.name == "first" {
+            // The page size: gqlnav writes it when the tool does not offer it.
         } else {
             w.misses
                 .push(ReachMiss::Argument(format!("{}({}:)", root.name, a.name)));
@@ -198,14 +251,25 @@ pub fn gold_call(
             None => misses.push(ReachMiss::Path(f.clone())),
         }
     }
+    let schema = tools.arguments_schema(tool);
+    for (k, v) in &args {
+        if let Err(why) = conforms(v, &schema["properties"][k.as_str()], &tools.defs, 0) {
+            misses.push(ReachMiss::Argument(format!("{k}: {why}")));
+        }
+    }
+    let call = TypedCall {
+        tool: tool.name.clone(),
+        arguments: args,
+        fields,
+    };
     if misses.is_empty() {
-        Ok(TypedCall {
-            tool: tool.name.clone(),
-            arguments: args,
-            fields,
-        })
+        Ok(call)
+    } else if !call.fields.is_empty() && misses.iter().all(|m| matches!(m, ReachMiss::Path(_))) {
+        // Only target leaves are missing: the call with the offered ones may still answer
+        // (a target the answer schema has no key for is not graded).
+        Err((Some(call), misses))
     } else {
-        Err(misses)
+        Err((None, misses))
     }
 }
 
@@ -248,7 +312,12 @@ pub fn typed_reach(
         error: None,
     };
     let set = match tools.typed_tools(&q.prompt, opts) {
-        Ok(s) => s,
+        Ok(mut s) => {
+            if let Some(a) = q.answer_schema.as_ref() {
+                s.fit_answer(a);
+            }
+            s
+        }
         Err(e) => {
             row.error = Some(e.to_string());
             return row;
@@ -268,7 +337,11 @@ pub fn typed_reach(
         };
     let call = match gold_call(mock.schema(), &set, &op, &q.target_fields) {
         Ok(c) => c,
-        Err(m) => {
+        Err((Some(c), m)) => {
+            row.misses = m;
+            c
+        }
+        Err((None, m)) => {
             row.misses = m;
             return row;
         }

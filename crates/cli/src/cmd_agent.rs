@@ -54,6 +54,11 @@ pub struct TypedArgs {
     /// Most leaf fields an object path selects.
     #[arg(long, default_value_t = gqlnav_tools::TypedOptions::default().leaves, value_name = "N")]
     pub typed_leaves: usize,
+    /// Offer optional input-object arguments (filters, orderings) the question says a
+    /// field of. Off by default: the 1.5B model filled every filter it was offered with
+    /// values the question never gave (docs/agent.md).
+    #[arg(long)]
+    pub typed_filters: bool,
 }
 
 impl TypedArgs {
@@ -63,6 +68,7 @@ impl TypedArgs {
             tools: self.typed_tools.max(1),
             paths: self.typed_paths.max(1),
             leaves: self.typed_leaves.max(1),
+            filters: self.typed_filters,
             ..gqlnav_tools::TypedOptions::default()
         }
     }

@@ -115,7 +115,7 @@ impl Builder<'_> {
     }
 
     /// The item type a root field reads and whether it reads many.
-    fn reads(&self, d: &FieldDefinition) -> (String, bool) {
+    pub fn reads(&self, d: &FieldDefinition) -> (String, bool) {
         let t = d.ty.inner_named_type().to_string();
         match connection_of(self.schema, &t) {
             Some(c) => (c.node_type, true),

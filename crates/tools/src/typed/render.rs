@@ -1,7 +1,7 @@
 //! What a small model reads: the typed tools as a few lines each, and a result's data
 //! as compact JSON with wrapper chains folded into dotted keys and long lists cut.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::{TypedArg, TypedToolSet};
 
@@ -18,7 +18,13 @@ impl TypedToolSet {
         let named =
             a.ty.trim_matches(|c| c == '[' || c == ']' || c == '!')
                 .to_string();
-        if let Some(d) = self.defs.get(&named) {
+        // An enum argument restricted to the values the question says carries them itself.
+        let own = a
+            .schema
+            .get("enum")
+            .or_else(|| a.schema.get("items").and_then(|i| i.get("enum")))
+            .map(|e| json!({ "enum": e }));
+        if let Some(d) = own.as_ref().or_else(|| self.defs.get(&named)) {
             if let Some(vals) = d["enum"].as_array() {
                 let shown: Vec<&str> = vals
                     .iter()
@@ -54,6 +60,35 @@ impl TypedToolSet {
             }
         }
         s
+    }
+
+    /// The tools as a short menu, a line each: the name, what it reads (one or a list
+    /// of), its description, the arguments it needs. What a model chooses a tool from
+    /// before it reads that tool's arguments and fields.
+    pub fn menu(&self) -> String {
+        let mut out = String::new();
+        for t in &self.tools {
+            let first = t.description.split(". ").next().unwrap_or(&t.description);
+            let desc: String = first.trim_end_matches('.').chars().take(120).collect();
+            let reads = if t.many {
+                format!("a list of {}", t.item)
+            } else {
+                format!("one {}", t.item)
+            };
+            let needs: Vec<String> = t
+                .args
+                .iter()
+                .filter(|a| a.required && a.at.is_empty())
+                .map(|a| a.key.clone())
+                .collect();
+            let needs = if needs.is_empty() {
+                String::new()
+            } else {
+                format!("; needs {}", needs.join(", "))
+            };
+            out.push_str(&format!("- {}: {desc} (reads {reads}{needs})\n", t.name));
+        }
+        out
     }
 
     /// The tools as the model reads them: per tool its description, arguments (required

@@ -1,0 +1,248 @@
+//! Fitting a tool set to the answer's shape. When a task gives the JSON Schema its answer
+//! must match, each leaf key of that schema names a value the data must hold, at a list
+//! depth (`{"issues": [{"title"}]}`: `title`, one list down). A tool's offered leaves that
+//! carry those names at that depth are what its call needs:
+//!
+//! - [`TypedToolSet::fit_answer`] puts the tools that hold more of them first (a small
+//!   model mostly takes the first tool that looks close: `viewer` for a list of users,
+//!   docs/agent.md);
+//! - [`TypedToolSet::answer_paths`] completes a call with the offered paths that hold the
+//!   names its chosen fields miss (a 1.5B model picked a package's statistics and then
+//!   wrote its name from memory).
+//!
+//! A name matches a leaf when every word of the key is a word of the leaf or of the field
+//! that holds it (`issueId` ↔ `issue { id }`, `totalComments` ↔ `totalCommentsCount`),
+//! one of them the leaf's own.
+
+use serde_json::Value;
+
+use super::path::FieldPath;
+use super::{words, TypedTool, TypedToolSet};
+
+/// Most paths a call is completed with.
+const MAX_ADDED: usize = 4;
+
+/// A value the answer holds: its key's words and how many lists down it sits.
+#[derive(Debug, Clone, PartialEq)]
+struct Want {
+    words: Vec<String>,
+    depth: usize,
+}
+
+/// A leaf a tool offers: the path that selects it, its words, its field's owner's words,
+/// and how many lists down it sits.
+#[derive(Debug)]
+struct Have {
+    path: String,
+    leaf: Vec<String>,
+    owner: Vec<String>,
+    depth: usize,
+}
+
+fn is_scalar_schema(v: &Value) -> bool {
+    if v.get("enum").is_some() || v.get("const").is_some() {
+        return true;
+    }
+    let scalar = |t: &str| matches!(t, "string" | "number" | "integer" | "boolean" | "null");
+    match v.get("type") {
+        Some(Value::String(t)) => scalar(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).all(scalar),
+        _ => ["anyOf", "oneOf"].iter().any(|k| {
+            v.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().all(is_scalar_schema))
+        }),
+    }
+}
+
+/// The leaf keys of an answer schema (local `$ref`s not followed: an answer schema is
+/// small and written inline).
+fn wants(schema: &Value) -> Vec<Want> {
+    fn walk(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<Want>, budget: &mut usize) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        if is_scalar_schema(v) {
+            if let Some(k) = key {
+                let w = words(k);
+                if !w.is_empty() && !out.iter().any(|x| x.words == w && x.depth == depth) {
+                    out.push(Want { words: w, depth });
+                }
+            }
+            return;
+        }
+        if let Some(p) = v.get("properties").and_then(Value::as_object) {
+            for (k, x) in p {
+                walk(x, depth, Some(k), out, budget);
+            }
+        }
+        if let Some(items) = v.get("items") {
+            walk(items, depth + 1, key, out, budget);
+        }
+        for k in ["anyOf", "oneOf", "allOf"] {
+            for x in v.get(k).and_then(Value::as_array).into_iter().flatten() {
+                walk(x, depth, key, out, budget);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut budget = 2_000;
+    walk(schema, 0, None, &mut out, &mut budget);
+    out
+}
+
+fn haves(tool: &TypedTool) -> Vec<Have> {
+    let mut out = Vec::new();
+    for p in &tool.paths {
+        let Ok(path) = FieldPath::parse(p) else {
+            continue;
+        };
+        let depth = path.steps.iter().filter(|s| s.list).count();
+        let field = |i: usize| -> Vec<String> {
+            path.steps
+                .get(i)
+                .map(|s| words(&s.field))
+                .unwrap_or_default()
+        };
+        let n = path.steps.len();
+        match tool.selects.get(p) {
+            Some(leaves) => {
+                for l in leaves {
+                    out.push(Have {
+                        path: p.clone(),
+                        leaf: words(l),
+                        owner: n.checked_sub(1).map(field).unwrap_or_default(),
+                        depth,
+                    });
+                }
+            }
+            None if n > 0 => out.push(Have {
+                path: p.clone(),
+                leaf: field(n - 1),
+                owner: n.checked_sub(2).map(field).unwrap_or_default(),
+                depth,
+            }),
+            None => {}
+        }
+    }
+    out
+}
+
+fn close(a: &str, b: &str) -> bool {
+    a == b || (a.len().min(b.len()) >= 4 && (a.starts_with(b) || b.starts_with(a)))
+}
+
+/// 2: the key names the leaf at the same list depth; 1: at another depth; 0: not at all.
+fn fit(w: &Want, h: &Have) -> u8 {
+    let in_leaf = |k: &String| h.leaf.iter().any(|l| close(k, l));
+    let named = w.words.iter().any(in_leaf)
+        && w.words
+            .iter()
+            .all(|k| in_leaf(k) || h.owner.iter().any(|o| close(k, o)));
+    match (named, w.depth == h.depth) {
+        (false, _) => 0,
+        (true, true) => 2,
+        (true, false) => 1,
+    }
+}
+
+impl TypedToolSet {
+    /// Put the tools whose offered leaves fit more of `answer`'s keys first (ties keep the
+    /// ranked order). Does nothing for an answer schema without keys.
+    pub fn fit_answer(&mut self, answer: &Value) {
+        let want = wants(answer);
+        if want.is_empty() {
+            return;
+        }
+        let score = |t: &TypedTool| -> u32 {
+            let have = haves(t);
+            want.iter()
+                .map(|w| have.iter().map(|h| fit(w, h)).max().unwrap_or(0) as u32)
+                .sum()
+        };
+        let mut scored: Vec<(u32, usize, TypedTool)> = std::mem::take(&mut self.tools)
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (score(&t), i, t))
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.tools = scored.into_iter().map(|(_, _, t)| t).collect();
+    }
+
+    /// The offered paths of `tool` that hold the keys of `answer` the `chosen` paths do
+    /// not: for each such key, the first path that names it at its depth (else at any).
+    pub fn answer_paths(&self, tool: &str, answer: &Value, chosen: &[String]) -> Vec<String> {
+        let Some(t) = self.get(tool) else {
+            return Vec::new();
+        };
+        let have = haves(t);
+        let mut out: Vec<String> = Vec::new();
+        for w in wants(answer) {
+            let best = |among: &mut dyn Iterator<Item = &Have>| -> u8 {
+                among.map(|h| fit(&w, h)).max().unwrap_or(0)
+            };
+            let got = best(
+                &mut have
+                    .iter()
+                    .filter(|h| chosen.contains(&h.path) || out.contains(&h.path)),
+            );
+            let can = best(&mut have.iter());
+            if can == 0 || got >= can {
+                continue;
+            }
+            if let Some(h) = have.iter().find(|h| fit(&w, h) == can) {
+                if out.len() < MAX_ADDED {
+                    out.push(h.path.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn answer_keys_with_their_list_depth() {
+        let w = wants(&json!({"type": "object", "properties": {
+            "count": {"type": "integer"},
+            "items": {"type": "array", "items": {"type": "object", "properties": {
+                "issueId": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}}}}}}));
+        let got: Vec<(String, usize)> = w.iter().map(|w| (w.words.join(" "), w.depth)).collect();
+        assert!(got.contains(&("count".into(), 0)), "{got:?}");
+        assert!(got.contains(&("issue id".into(), 1)), "{got:?}");
+        assert!(got.contains(&("tags".into(), 2)), "{got:?}");
+    }
+
+    #[test]
+    fn a_key_names_a_leaf_through_its_owner() {
+        let w = Want {
+            words: words("issueId"),
+            depth: 1,
+        };
+        let h = |leaf: &str, owner: &str, depth| Have {
+            path: String::new(),
+            leaf: words(leaf),
+            owner: words(owner),
+            depth,
+        };
+        assert_eq!(fit(&w, &h("id", "issue", 1)), 2);
+        assert_eq!(fit(&w, &h("id", "issue", 0)), 1);
+        assert_eq!(fit(&w, &h("id", "customer", 1)), 0);
+        assert_eq!(
+            fit(&w, &h("issue", "need", 1)),
+            0,
+            "every key word must be named"
+        );
+        let total = Want {
+            words: words("totalComments"),
+            depth: 1,
+        };
+        assert_eq!(fit(&total, &h("totalCommentsCount", "nodes", 1)), 2);
+    }
+}
