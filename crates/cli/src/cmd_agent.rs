@@ -145,7 +145,9 @@ pub struct AgentArgs {
     /// /api/show, else 128000 assumed).
     #[arg(long, value_name = "TOKENS")]
     pub context: Option<usize>,
-    /// JSON Schema of the answer (a file, or inline JSON): adds the `answer` tool.
+    /// JSON Schema of the answer (a file, or inline JSON): adds the `answer` tool. With
+    /// `--strategy typed` it also orders the tools (those holding its keys first) and
+    /// completes each call with the fields its keys name.
     #[arg(long, value_name = "FILE|JSON")]
     pub answer_schema: Option<String>,
     /// Write every request and response as JSONL.
@@ -162,7 +164,7 @@ pub struct AgentArgs {
     pub json: bool,
 }
 
-fn answer_schema(s: &str) -> Result<Value> {
+pub(crate) fn answer_schema(s: &str) -> Result<Value> {
     let text = if std::path::Path::new(s).is_file() {
         std::fs::read_to_string(s).with_context(|| format!("reading {s}"))?
     } else {

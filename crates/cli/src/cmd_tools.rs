@@ -63,6 +63,10 @@ pub struct ToolsArgs {
     /// constrained by).
     #[arg(long, requires = "for_question")]
     pub typed: bool,
+    /// With --typed: the answer's JSON Schema (a file, or inline JSON), as `gqlnav agent
+    /// --answer-schema` takes it: the tools that hold its keys come first.
+    #[arg(long, requires = "typed", value_name = "FILE|JSON")]
+    pub answer_schema: Option<String>,
     #[command(flatten)]
     pub typed_bounds: crate::cmd_agent::TypedArgs,
     /// Mutations to compile: `all` or `name,name`. They are marked destructive. Without
@@ -144,17 +148,22 @@ fn set_tokens(set: &ToolSet, format: ToolFormat, meter: &TokenMeter) -> usize {
 
 fn run_typed(a: &ToolsArgs, graph: Arc<gqlnav_schema::SchemaGraph>, q: &str) -> Result<()> {
     let tb = Toolbox::build(graph, None, ToolsConfig::default())?;
-    let set = tb
+    let mut set = tb
         .typed_tools(q, &a.typed_bounds.options())
         .map_err(anyhow::Error::msg)?;
     if set.tools.is_empty() {
         bail!("no root field reaches what search found for {q:?}");
     }
+    if let Some(s) = a.answer_schema.as_deref() {
+        set.fit_answer(&crate::cmd_agent::answer_schema(s)?);
+    }
     let meter = TokenMeter::new(a.encoding);
     let text = set.describe();
+    let menu = set.menu();
     if a.json {
         let action = set.action_schema(None, true);
         let out = json!({
+            "menu": menu,
             "tools": set.tools,
             "cut": set.cut,
             "describeTokens": meter.count(&text),
@@ -163,6 +172,10 @@ fn run_typed(a: &ToolsArgs, graph: Arc<gqlnav_schema::SchemaGraph>, q: &str) -> 
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
+        if set.tools.len() > 1 {
+            println!("# the menu (the first turn chooses one tool)\n{menu}");
+            println!("# the tools (the next turns read only the chosen one)");
+        }
         print!("{text}");
         eprintln!(
             "{} tools, {} field paths, {} tokens ({}){}",

@@ -720,6 +720,7 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     let call = json!({"action": tool, "arguments": typed_args(&req), "fields": [path]});
     let (chat_url, shared) = scripted(
         vec![
+            openai_text(&json!({ "tool": tool }).to_string(), 300),
             openai_text("Let me think about which tool to use.", 900),
             openai_text(
                 &json!({"action": "answer", "answer": {"stars": 1}}).to_string(),
@@ -760,7 +761,18 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     assert_eq!(v["stop"]["reason"], "answered", "{v}");
     assert_eq!(v["answer"], json!({"stars": 7}));
     assert_eq!(v["receipt"]["strategy"], "typed");
-    let steps = v["steps"].as_array().unwrap();
+    let steps = &v["steps"].as_array().unwrap()[..];
+    // The first turn chooses the tool from the menu.
+    assert_eq!(steps[0]["tool"], "choose");
+    assert!(
+        steps[0]["result"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("chose `{tool}`")),
+        "{}",
+        steps[0]
+    );
+    let steps = &steps[1..];
     // Prose instead of the grammar: said, and the run goes on.
     assert_eq!(steps[0]["isError"], true);
     assert!(
@@ -794,15 +806,30 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     );
     assert_eq!(v["executesOk"], 1);
     let seen = shared.lock().unwrap().seen.clone();
-    assert_eq!(seen.len(), 4);
+    assert_eq!(seen.len(), 5);
+    // The menu turn: one line per tool, the grammar an enum of their names.
+    let menu = seen[0].1["messages"][0]["content"].as_str().unwrap();
+    assert!(menu.contains(&format!("- {tool}: ")), "{menu}");
+    let names =
+        &seen[0].1["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"];
+    assert!(
+        names
+            .as_array()
+            .is_some_and(|n| n.len() > 1 && n.contains(&json!(tool))),
+        "{names}"
+    );
+    let seen = &seen[1..];
+    // After it the turns read only the chosen tool.
     let system = seen[0].1["messages"][0]["content"]
         .as_str()
         .unwrap()
         .to_string();
     assert!(
-        system.contains("Today is 2025-06-01") && system.contains(&tool),
+        system.contains("Today is 2025-06-01") && system.contains(&format!("## {tool}:")),
         "{system}"
     );
+    assert_eq!(system.matches("\n## ").count(), 1, "{system}");
+    assert_eq!(branches(&seen[0].1), vec![tool.clone()]);
     // Before any data the grammar offers only the tools; after it, the answer too.
     assert!(
         !branches(&seen[0].1).contains(&"answer".to_string()),
@@ -849,6 +876,8 @@ fn typed_runs_say_what_they_cut_and_what_the_grammar_cannot_enforce() {
             "200",
             "--result-tokens",
             "300",
+            "--max-turns",
+            "4",
             "--json",
         ],
         &[],
@@ -861,23 +890,28 @@ fn typed_runs_say_what_they_cut_and_what_the_grammar_cannot_enforce() {
     let notes = v["receipt"]["notes"].to_string();
     assert!(notes.contains("cannot enforce"), "{notes}");
     assert!(notes.contains("did not fit the model's context"), "{notes}");
-    let steps = v["steps"].as_array().unwrap();
+    let results: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["result"].as_str())
+        .collect();
+    // A menu reply that names no tool keeps them all (when there was a menu).
+    if v["steps"][0]["tool"] == "choose" {
+        assert!(results[0].contains("named no tool"), "{results:?}");
+    }
     assert!(
-        steps[0]["result"]
-            .as_str()
-            .unwrap()
-            .contains("there is no tool `nope`"),
-        "{}",
-        steps[0]
+        results
+            .iter()
+            .any(|r| r.contains("there is no tool `nope`")),
+        "{results:?}"
     );
     // A repeated call is refused without running it again.
     assert!(
-        steps[1]["result"]
-            .as_str()
-            .unwrap()
-            .contains("call of turn 1"),
-        "{}",
-        steps[1]
+        results
+            .iter()
+            .any(|r| r.contains("This is the call of turn")),
+        "{results:?}"
     );
     // The last turn offers only the answer, and the run ends answered.
     let seen = shared.lock().unwrap().seen.clone();

@@ -223,3 +223,129 @@ fn empty_values_are_not_given_and_paths_that_need_more_are_left_out_while_one_re
     };
     assert!(set.write(schema, &call).is_err());
 }
+
+/// The GraphQL input type an argument takes, when it is an input object.
+fn input_object<'a>(
+    schema: &'a gqlnav_schema::apollo_compiler::Schema,
+    ty: &str,
+) -> Option<&'a gqlnav_schema::apollo_compiler::schema::InputObjectType> {
+    let named = ty.trim_matches(|c| c == '[' || c == ']' || c == '!');
+    match schema.types.get(named) {
+        Some(gqlnav_schema::apollo_compiler::schema::ExtendedType::InputObject(o)) => Some(o),
+        _ => None,
+    }
+}
+
+#[test]
+fn optional_arguments_are_offered_only_as_the_question_says_them() {
+    let tb = common::toolbox("github");
+    let schema = &tb.generation().graph.schema;
+    let q = "How many total comments did each merged pull request in the octocat/example repository receive?";
+    let set = tb
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    let args: Vec<_> = set.tools.iter().flat_map(|t| &t.args).collect();
+    // The question names one state of a pull request: that value alone is offered.
+    let states: Vec<_> = args.iter().filter(|a| a.name == "states").collect();
+    assert!(!states.is_empty(), "{args:?}");
+    for a in states {
+        assert_eq!(a.schema["items"]["enum"], json!(["MERGED"]), "{a:?}");
+    }
+    for a in args.iter().filter(|a| !a.required) {
+        // gqlnav writes the page size; no cursor; no filter unless asked for.
+        assert!(
+            !["first", "last", "after", "before"].contains(&a.name.as_str()),
+            "{a:?}"
+        );
+        assert!(input_object(schema, &a.ty).is_none(), "{a:?}");
+    }
+    // The tool text shows the values the grammar allows, not the enum's others.
+    let text = set.describe();
+    assert!(
+        text.contains("(MERGED)") && !text.contains("CLOSED|"),
+        "{text}"
+    );
+}
+
+#[test]
+fn offered_filters_hold_the_fields_the_question_says_and_never_nest_themselves() {
+    let tb = common::toolbox("linear");
+    let schema = &tb.generation().graph.schema;
+    let q = "Which issues are assigned to me, with their state and priority?";
+    let opts = TypedOptions {
+        filters: true,
+        ..TypedOptions::default()
+    };
+    let set = tb.typed_tools(q, &opts).expect("typed tools");
+    let filters: Vec<_> = set
+        .tools
+        .iter()
+        .flat_map(|t| &t.args)
+        .filter(|a| !a.required && input_object(schema, &a.ty).is_some())
+        .collect();
+    assert!(!filters.is_empty(), "no filter offered for {q:?}");
+    for a in filters {
+        let io = input_object(schema, &a.ty).expect("input object");
+        let named = a.ty.trim_matches(|c| c == '[' || c == ']' || c == '!');
+        let props = set.defs[named]["properties"]
+            .as_object()
+            .expect("properties");
+        assert!(!props.is_empty(), "{named}");
+        assert!(props.len() < io.fields.len(), "{named} not narrowed");
+        for (k, _) in props {
+            let f = &io.fields[k.as_str()];
+            assert_ne!(f.ty.inner_named_type().as_str(), named, "{named}.{k}");
+        }
+    }
+    // Off (the default), the same question gets no filter.
+    let plain = tb
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    assert!(plain
+        .tools
+        .iter()
+        .flat_map(|t| &t.args)
+        .all(|a| a.required || input_object(schema, &a.ty).is_none()));
+}
+
+#[test]
+fn the_answer_schema_puts_a_list_tool_first_and_completes_a_call_with_its_keys() {
+    let tb = common::toolbox("linear");
+    let q = "Which users have not logged in for more than 90 days? List their email addresses and last-seen timestamps.";
+    let answer = json!({"type": "object", "properties": {"inactiveUsers": {"type": "array", "items": {"type": "object", "properties": {"email": {"type": "string"}, "lastSeen": {"type": "string"}}}}}});
+    let mut set = tb
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    assert!(set.tools.len() > 1);
+    let before: Vec<String> = set.tools.iter().map(|t| t.name.clone()).collect();
+    set.fit_answer(&answer);
+    let after: Vec<String> = set.tools.iter().map(|t| t.name.clone()).collect();
+    let mut sorted = before.clone();
+    sorted.sort();
+    let mut again = after.clone();
+    again.sort();
+    assert_eq!(sorted, again, "the same tools, reordered");
+    let first = &set.tools[0];
+    assert!(first.many, "a list of users first: {after:?}");
+    // A call that chose none of the answer's fields is completed with a path that
+    // selects them, one list down.
+    let added = set.answer_paths(&first.name, &answer, &[]);
+    assert!(!added.is_empty(), "{:?}", first.paths);
+    let selects_email = added.iter().any(|p| {
+        p.contains("[]")
+            && first
+                .selects
+                .get(p)
+                .is_some_and(|l| l.iter().any(|x| x == "email"))
+    });
+    assert!(selects_email, "{added:?}");
+    // A call that already reads them gets nothing more.
+    assert!(set.answer_paths(&first.name, &answer, &added).is_empty());
+    // No keys to fit: the order stays.
+    let mut plain = tb
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    plain.fit_answer(&json!({"type": "integer"}));
+    let kept: Vec<String> = plain.tools.iter().map(|t| t.name.clone()).collect();
+    assert_eq!(kept, before);
+}
