@@ -427,34 +427,15 @@ impl Session<'_> {
                 ),
             ),
         ];
-        let sent: &[Message] = if may_answer {
-            &answer_turn
+        let sent: Vec<Message> = if may_answer {
+            answer_turn.to_vec()
         } else {
-            &st.messages
+            st.messages.clone()
         };
-        let texts: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
-        let prompt_tokens = self.guard.count(&texts).await;
-        st.receipt.saw_prompt(prompt_tokens);
-        self.guard
-            .check(prompt_tokens, self.client.max_tokens as usize)?;
-        let body = self
-            .client
-            .body(sent, &[], ToolProtocol::Json, Some(&schema));
-        let reply = match self.client.complete(&body).await {
+        let reply = match self.typed_ask(st, &sent, &schema).await? {
             Ok(r) => r,
-            Err(e) => {
-                self.typed_log(
-                    st,
-                    json!({"turn": turn, "request": body, "error": e.to_string()}),
-                )?;
-                return Ok(Some(Stop::ApiError(e.to_string())));
-            }
+            Err(stop) => return Ok(Some(stop)),
         };
-        self.typed_log(
-            st,
-            json!({"turn": turn, "request": body, "response": reply.raw}),
-        )?;
-        st.receipt.add_call(&reply.usage);
         let content = match reply.tool_calls.first() {
             Some(c) => json!({"action": c.name, "arguments": c.arguments}).to_string(),
             None => reply.content.clone(),
@@ -512,13 +493,49 @@ impl Session<'_> {
         Ok(None)
     }
 
+    /// One constrained model call: the prompt counted and checked against the window, the
+    /// request and reply (or error) in the transcript, the usage in the receipt. `Err`:
+    /// the back end failed, and the run stops with it.
+    async fn typed_ask(
+        &mut self,
+        st: &mut TypedRun,
+        sent: &[Message],
+        schema: &Value,
+    ) -> Result<Result<crate::chat::Reply, Stop>, AgentError> {
+        let turn = st.out.turns;
+        let texts: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
+        let prompt_tokens = self.guard.count(&texts).await;
+        st.receipt.saw_prompt(prompt_tokens);
+        self.guard
+            .check(prompt_tokens, self.client.max_tokens as usize)?;
+        let body = self
+            .client
+            .body(sent, &[], ToolProtocol::Json, Some(schema));
+        match self.client.complete(&body).await {
+            Ok(reply) => {
+                self.typed_log(
+                    st,
+                    json!({"turn": turn, "request": body, "response": reply.raw}),
+                )?;
+                st.receipt.add_call(&reply.usage);
+                Ok(Ok(reply))
+            }
+            Err(e) => {
+                self.typed_log(
+                    st,
+                    json!({"turn": turn, "request": body, "error": e.to_string()}),
+                )?;
+                Ok(Err(Stop::ApiError(e.to_string())))
+            }
+        }
+    }
+
     /// The first turn when several tools are offered: the tool, from a one-line-each menu
     /// (the 1.5B model reading every tool's arguments and fields at once took a sibling of
     /// the right one: a comment for a list of initiatives, docs/agent.md). The next turns
     /// read only the chosen tool. A reply that names no tool keeps them all.
     async fn typed_choose(&mut self, st: &mut TypedRun) -> Result<Option<Stop>, AgentError> {
         st.choose = false;
-        let turn = st.out.turns;
         let names: Vec<String> = st.set.tools.iter().map(|t| t.name.clone()).collect();
         let schema = json!({
             "type": "object",
@@ -530,29 +547,10 @@ impl Session<'_> {
             Message::new(Role::System, choose_system(&st.set)),
             Message::new(Role::User, st.task.clone()),
         ];
-        let texts: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
-        let prompt_tokens = self.guard.count(&texts).await;
-        st.receipt.saw_prompt(prompt_tokens);
-        self.guard
-            .check(prompt_tokens, self.client.max_tokens as usize)?;
-        let body = self
-            .client
-            .body(&sent, &[], ToolProtocol::Json, Some(&schema));
-        let reply = match self.client.complete(&body).await {
+        let reply = match self.typed_ask(st, &sent, &schema).await? {
             Ok(r) => r,
-            Err(e) => {
-                self.typed_log(
-                    st,
-                    json!({"turn": turn, "request": body, "error": e.to_string()}),
-                )?;
-                return Ok(Some(Stop::ApiError(e.to_string())));
-            }
+            Err(stop) => return Ok(Some(stop)),
         };
-        self.typed_log(
-            st,
-            json!({"turn": turn, "request": body, "response": reply.raw}),
-        )?;
-        st.receipt.add_call(&reply.usage);
         let chosen = action_of(&reply.content)
             .ok()
             .and_then(|v| v["tool"].as_str().map(str::to_string))

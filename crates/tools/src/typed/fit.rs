@@ -17,7 +17,7 @@
 use serde_json::Value;
 
 use super::path::FieldPath;
-use super::{words, TypedTool, TypedToolSet};
+use super::{close, words, TypedTool, TypedToolSet};
 
 /// Most paths a call is completed with.
 const MAX_ADDED: usize = 4;
@@ -127,10 +127,6 @@ fn haves(tool: &TypedTool) -> Vec<Have> {
         }
     }
     out
-}
-
-fn close(a: &str, b: &str) -> bool {
-    a == b || (a.len().min(b.len()) >= 4 && (a.starts_with(b) || b.starts_with(a)))
 }
 
 /// 2: the key names the leaf at the same list depth; 1: at another depth; 0: not at all.

@@ -238,14 +238,7 @@ fn offer(
     if PAGING.contains(&a.name.as_str()) {
         return Offer::No;
     }
-    let close = |w: &str| {
-        w.len() >= 3
-            && question.iter().any(|q| {
-                q == w
-                    || (q.len().min(w.len()) >= 4
-                        && (q.starts_with(w) || w.starts_with(q.as_str())))
-            })
-    };
+    let close = |w: &str| said(question, w);
     let ty = a.ty.inner_named_type().as_str();
     match schema.types.get(ty) {
         Some(ExtendedType::Enum(e)) => {
@@ -342,14 +335,7 @@ fn prune_inputs(
     question: &[String],
 ) {
     use apollo_compiler::schema::ExtendedType;
-    let close = |w: &str| {
-        w.len() >= 3
-            && question.iter().any(|q| {
-                q == w
-                    || (q.len().min(w.len()) >= 4
-                        && (q.starts_with(w) || w.starts_with(q.as_str())))
-            })
-    };
+    let close = |w: &str| said(question, w);
     for (name, def) in defs.iter_mut() {
         let Some(ExtendedType::InputObject(io)) = schema.types.get(name.as_str()) else {
             continue;
@@ -590,6 +576,17 @@ impl TypedToolSet {
         }
         out
     }
+}
+
+/// Two words name the same thing: equal, or one starts the other and both have at least
+/// four letters (`team` ~ `teams`, `release` ~ `released`).
+pub(crate) fn close(a: &str, b: &str) -> bool {
+    a == b || (a.len().min(b.len()) >= 4 && (a.starts_with(b) || b.starts_with(a)))
+}
+
+/// The question says the word `w` (of three letters or more).
+fn said(question: &[String], w: &str) -> bool {
+    w.len() >= 3 && question.iter().any(|q| close(q, w))
 }
 
 /// Lowercase words of an identifier (`searchIssues` → search, issues).
