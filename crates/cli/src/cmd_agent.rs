@@ -374,12 +374,15 @@ pub fn run_typed_bench(
     report: Option<&std::path::Path>,
 ) -> Result<()> {
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let questions = gqlnav_bench::load_agent_questions(
+    let mut questions = gqlnav_bench::load_agent_questions(
         &wg.join("queries"),
         &id_refs,
         a.every,
         gqlnav_bench::Grading::Mock,
     )?;
+    if let Some(n) = a.limit {
+        questions.truncate(n);
+    }
     if questions.is_empty() {
         bail!(
             "no questions with an operation, targetFields and an answerSchema for {ids:?} in {}",

@@ -383,3 +383,37 @@ fn search_page_shows_the_agent_page() {
     let e = run_err(&["search", q, "--schema", schema, "--page", "--budget", "500"]);
     assert!(e.contains("cannot be used with"), "{e}");
 }
+
+/// `bench --mode typed` samples like the agent bench (`--every`, then `--limit`), and
+/// every row says its tools and whether its gold call answers.
+#[test]
+fn bench_typed_mode_samples_with_every_and_limit() {
+    let wg = common::repo().join("benchmarks/wg");
+    let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec![
+            "bench",
+            "--mode",
+            "typed",
+            "--wg",
+            wg.to_str().unwrap(),
+            "--schema-ids",
+            "singapore",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)["rows"].as_array().unwrap().clone()
+    };
+    let all = rows(&[]);
+    assert_eq!(
+        all.len(),
+        8,
+        "the bundled singapore questions with an operation"
+    );
+    assert!(all
+        .iter()
+        .all(|r| r["tools"].as_array().is_some_and(|t| !t.is_empty())));
+    assert!(all.iter().any(|r| r["answered"] == true));
+    let some = rows(&["--every", "2", "--limit", "3"]);
+    let ids: Vec<&serde_json::Value> = some.iter().map(|r| &r["id"]).collect();
+    assert_eq!(ids, vec![&all[0]["id"], &all[2]["id"], &all[4]["id"]]);
+}
