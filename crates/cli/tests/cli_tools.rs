@@ -236,16 +236,13 @@ fn docs_index_and_search_on_bundled_pages_and_store_flag_errors() {
     assert!(e.contains("gqlnav docs index"), "{e}");
 }
 
-/// `bench --mode tools --tools-policy page` on the bundled singapore questions, as JSON,
-/// with `extra` flags.
-fn singapore_page_policy(extra: &[&str]) -> serde_json::Value {
+/// `bench --mode MODE` on the bundled singapore questions, as JSON, with `extra` flags.
+fn singapore_bench(mode: &str, extra: &[&str]) -> serde_json::Value {
     let wg = common::repo().join("benchmarks/wg");
     let mut args = vec![
         "bench",
         "--mode",
-        "tools",
-        "--tools-policy",
-        "page",
+        mode,
         "--wg",
         wg.to_str().unwrap(),
         "--schema-ids",
@@ -254,6 +251,14 @@ fn singapore_page_policy(extra: &[&str]) -> serde_json::Value {
     ];
     args.extend_from_slice(extra);
     run_json(&args)
+}
+
+/// `bench --mode tools --tools-policy page` on the bundled singapore questions, as JSON,
+/// with `extra` flags.
+fn singapore_page_policy(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["--tools-policy", "page"];
+    args.extend_from_slice(extra);
+    singapore_bench("tools", &args)
 }
 
 /// `bench --mode tools` ranks with the ranker flags, as `serve` does: the same page
@@ -282,17 +287,7 @@ fn bench_tools_mode_ranks_with_the_ranker_flags() {
 /// policy recorded, and what the tools showed graded per question.
 #[test]
 fn bench_tools_mode_replays_the_scripted_policy() {
-    let wg = common::repo().join("benchmarks/wg");
-    let v = run_json(&[
-        "bench",
-        "--mode",
-        "tools",
-        "--wg",
-        wg.to_str().unwrap(),
-        "--schema-ids",
-        "singapore",
-        "--json",
-    ]);
+    let v = singapore_bench("tools", &[]);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows[0]["schemaId"], "singapore");
     assert_eq!(rows[0]["questions"], 16);
@@ -388,20 +383,11 @@ fn search_page_shows_the_agent_page() {
 /// every row says its tools and whether its gold call answers.
 #[test]
 fn bench_typed_mode_samples_with_every_and_limit() {
-    let wg = common::repo().join("benchmarks/wg");
     let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
-        let mut args = vec![
-            "bench",
-            "--mode",
-            "typed",
-            "--wg",
-            wg.to_str().unwrap(),
-            "--schema-ids",
-            "singapore",
-            "--json",
-        ];
-        args.extend_from_slice(extra);
-        run_json(&args)["rows"].as_array().unwrap().clone()
+        singapore_bench("typed", extra)["rows"]
+            .as_array()
+            .unwrap()
+            .clone()
     };
     let all = rows(&[]);
     assert_eq!(
