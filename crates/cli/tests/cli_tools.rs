@@ -325,6 +325,7 @@ fn bench_tools_mode_replays_the_scripted_policy() {
     let lines = std::fs::read_to_string(dir.path().join("tools_questions.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 16);
     // A budget too small for a slice is refused with the fix.
+    let wg = common::repo().join("benchmarks/wg");
     let e = run_err(&[
         "bench",
         "--mode",
