@@ -253,7 +253,10 @@ impl Session<'_> {
         task: &str,
         typed: TypedOptions,
     ) -> Result<Outcome, AgentError> {
-        let set = match self.tools.typed_tools(task, &typed) {
+        let set = match self
+            .tools
+            .typed_tools_for(task, &typed, self.opts.answer_schema.as_ref())
+        {
             Ok(s) if !s.tools.is_empty() => s,
             Ok(_) => {
                 return self
@@ -309,12 +312,6 @@ impl Session<'_> {
         // The first turn's reply and one capped result must fit beside the prompt.
         let reserve = self.client.max_tokens as usize + opts.result_tokens.min(TYPED_RESULT_TOKENS);
         let mut notes: Vec<String> = answer_note.into_iter().collect();
-        let fit = |s: &mut TypedToolSet| {
-            if let Some(a) = opts.answer_schema.as_ref() {
-                s.fit_answer(a);
-            }
-        };
-        fit(&mut set);
         let mut system = typed_system(&set, &answer);
         loop {
             let tokens = self.guard.count(&[&system, task]).await;
@@ -323,11 +320,13 @@ impl Session<'_> {
             }
             typed.paths /= 2;
             typed.tools = typed.tools.min(2);
-            set = match self.tools.typed_tools(task, &typed) {
+            set = match self
+                .tools
+                .typed_tools_for(task, &typed, opts.answer_schema.as_ref())
+            {
                 Ok(s) if !s.tools.is_empty() => s,
                 _ => break,
             };
-            fit(&mut set);
             system = typed_system(&set, &answer);
             notes.push(format!(
                 "the typed tools did not fit the model's context ({tokens} tokens + {reserve} reserved > {}): cut to {} tools of {} field paths",

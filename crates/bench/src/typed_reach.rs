@@ -311,13 +311,8 @@ pub fn typed_reach(
         answered: false,
         error: None,
     };
-    let set = match tools.typed_tools(&q.prompt, opts) {
-        Ok(mut s) => {
-            if let Some(a) = q.answer_schema.as_ref() {
-                s.fit_answer(a);
-            }
-            s
-        }
+    let set = match tools.typed_tools_for(&q.prompt, opts, q.answer_schema.as_ref()) {
+        Ok(s) => s,
         Err(e) => {
             row.error = Some(e.to_string());
             return row;

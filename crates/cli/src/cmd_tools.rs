@@ -148,14 +148,15 @@ fn set_tokens(set: &ToolSet, format: ToolFormat, meter: &TokenMeter) -> usize {
 
 fn run_typed(a: &ToolsArgs, graph: Arc<gqlnav_schema::SchemaGraph>, q: &str) -> Result<()> {
     let tb = Toolbox::build(graph, None, ToolsConfig::default())?;
-    let mut set = tb
-        .typed_tools(q, &a.typed_bounds.options())
+    let answer = match a.answer_schema.as_deref() {
+        Some(s) => Some(crate::cmd_agent::answer_schema(s)?),
+        None => None,
+    };
+    let set = tb
+        .typed_tools_for(q, &a.typed_bounds.options(), answer.as_ref())
         .map_err(anyhow::Error::msg)?;
     if set.tools.is_empty() {
         bail!("no root field reaches what search found for {q:?}");
-    }
-    if let Some(s) = a.answer_schema.as_deref() {
-        set.fit_answer(&crate::cmd_agent::answer_schema(s)?);
     }
     let meter = TokenMeter::new(a.encoding);
     let text = set.describe();

@@ -79,6 +79,11 @@ pub(crate) struct Builder<'a> {
     pub root_type: String,
     pub opts: TypedOptions,
     pub hits: &'a [Hit],
+    /// The answer schema's leaf keys (empty without one): an object path selects the
+    /// leaves they name first.
+    pub wants: Vec<super::fit::Want>,
+    /// The answer schema's keys that hold objects: a field they name is offered first.
+    pub objects: Vec<super::fit::ObjectWant>,
 }
 
 impl Builder<'_> {
@@ -189,7 +194,9 @@ impl Builder<'_> {
             b: self,
             entries: Vec::new(),
             dropped: 0,
+            unbounded: false,
         };
+        set.answer_objects(&ret);
         for h in self.hits {
             for p in &h.paths_to_root {
                 if let Some((path, end)) = self.map(root, &ret, p) {
@@ -198,6 +205,7 @@ impl Builder<'_> {
             }
         }
         set.cross(&ret);
+        set.answer_owners(&ret);
         if set.entries.is_empty() {
             match connection_of(self.schema, &ret) {
                 Some(_) => {
@@ -224,15 +232,68 @@ impl Builder<'_> {
     }
 }
 
+/// A path to a value of type `ty` read as its items: a connection's `nodes[]` (else
+/// `edges[].node`) and their type; any other type as it is. `None`: a connection without
+/// either.
+fn items(schema: &Schema, path: FieldPath, ty: &str) -> Option<(FieldPath, String)> {
+    let Some(c) = connection_of(schema, ty) else {
+        return Some((path, ty.to_string()));
+    };
+    let mut q = path;
+    let step = |field: &str, list| Step {
+        field: field.to_string(),
+        list,
+        on: None,
+    };
+    match (&c.nodes, &c.edges) {
+        (Some(n), _) => q.steps.push(step(n, true)),
+        (None, Some((e, _))) => {
+            q.steps.push(step(e, true));
+            q.steps.push(step("node", false));
+        }
+        (None, None) => return None,
+    }
+    Some((q, c.node_type))
+}
+
+/// The object-typed fields of `owner` without required arguments, not deprecated: name,
+/// type, and the path `path.field`.
+fn object_fields(schema: &Schema, path: &FieldPath, owner: &str) -> Vec<(String, String, FieldPath)> {
+    let fields: Vec<&FieldDefinition> = match schema.types.get(owner) {
+        Some(ExtendedType::Object(o)) => o.fields.values().map(|f| &***f).collect(),
+        Some(ExtendedType::Interface(i)) => i.fields.values().map(|f| &***f).collect(),
+        _ => return Vec::new(),
+    };
+    fields
+        .into_iter()
+        .filter(|f| {
+            !is_leaf(schema, f.ty.inner_named_type())
+                && !f.directives.has("deprecated")
+                && !has_required_args(f)
+        })
+        .map(|f| {
+            let mut q = path.clone();
+            q.steps.push(Step {
+                field: f.name.to_string(),
+                list: f.ty.is_list(),
+                on: None,
+            });
+            (f.name.to_string(), f.ty.inner_named_type().to_string(), q)
+        })
+        .collect()
+}
+
 struct PathSet<'a, 'b> {
     b: &'a Builder<'b>,
     entries: Vec<Entry>,
     dropped: usize,
+    /// Answer-named paths are being added: the path cap does not apply.
+    unbounded: bool,
 }
 
 impl PathSet<'_, '_> {
     fn full(&mut self) -> bool {
-        if self.entries.len() >= self.b.opts.paths {
+        if !self.unbounded && self.entries.len() >= self.b.opts.paths {
             self.dropped += 1;
             return true;
         }
@@ -243,6 +304,86 @@ impl PathSet<'_, '_> {
         self.entries
             .iter()
             .position(|e| matches!(e, Entry::Object { path: p, .. } if p == path))
+    }
+
+    /// The paths of the fields the answer's object keys name (at their list depth): one
+    /// field of the tool's value, else one field below it; these come first.
+    fn answer_objects(&mut self, ret: &str) {
+        let schema = self.b.schema;
+        let Some((base, ty)) = items(schema, FieldPath::default(), ret) else {
+            return;
+        };
+        for w in &self.b.objects {
+            let mut found = None;
+            let mut level = vec![(base.clone(), ty.clone())];
+            for _ in 0..2 {
+                let mut next = Vec::new();
+                for (path, owner) in &level {
+                    for (f, fty, q) in object_fields(schema, path, owner) {
+                        let Some((under, item)) = items(schema, q.clone(), &fty) else {
+                            continue;
+                        };
+                        let depth = under.steps.iter().filter(|s| s.list).count();
+                        if depth == w.depth && super::fit::names_object(w, &f) {
+                            found = Some((q, fty));
+                            break;
+                        }
+                        if item != ty && item != *owner {
+                            next.push((under, item));
+                        }
+                    }
+                    if found.is_some() {
+                        break;
+                    }
+                }
+                if found.is_some() {
+                    break;
+                }
+                level = next;
+            }
+            if let Some((q, fty)) = found {
+                self.add_object(q, &fty);
+            }
+        }
+    }
+
+    /// The object fields the answer's leaf keys read through (`authorLogin` →
+    /// `author {login}`, `issueCount` → `issues.totalCount`), one step below the tool's
+    /// value or an offered object path at the key's list depth. Offered beyond
+    /// [`TypedOptions::paths`]: there are at most as many as the answer has keys.
+    fn answer_owners(&mut self, ret: &str) {
+        if self.b.wants.is_empty() {
+            return;
+        }
+        let schema = self.b.schema;
+        let mut owners: Vec<(FieldPath, String)> = items(schema, FieldPath::default(), ret)
+            .into_iter()
+            .collect();
+        owners.extend(self.entries.iter().filter_map(|e| match e {
+            Entry::Object { path, ty, .. } => Some((path.clone(), ty.clone())),
+            Entry::Leaf(_) => None,
+        }));
+        let mut add: Vec<(FieldPath, String)> = Vec::new();
+        for (path, ty) in owners {
+            let depth = path.steps.iter().filter(|s| s.list).count();
+            for (f, fty, q) in object_fields(schema, &path, &ty) {
+                let same_depth = !q.steps.last().is_some_and(|s| s.list)
+                    || connection_of(schema, &fty).is_some();
+                let named = self
+                    .b
+                    .wants
+                    .iter()
+                    .any(|w| super::fit::reads_through(w, &f, depth));
+                if same_depth && named && !add.iter().any(|(p, _)| *p == q) {
+                    add.push((q, fty));
+                }
+            }
+        }
+        self.unbounded = true;
+        for (q, fty) in add {
+            self.add_object(q, &fty);
+        }
+        self.unbounded = false;
     }
 
     /// An object path (a connection: its counts, then its items). The tool's own value
@@ -264,28 +405,8 @@ impl PathSet<'_, '_> {
                 });
                 self.add_leaf(q);
             }
-            let mut q = path;
-            match (&c.nodes, &c.edges) {
-                (Some(n), _) => q.steps.push(Step {
-                    field: n.clone(),
-                    list: true,
-                    on: None,
-                }),
-                (None, Some((e, _))) => {
-                    q.steps.push(Step {
-                        field: e.clone(),
-                        list: true,
-                        on: None,
-                    });
-                    q.steps.push(Step {
-                        field: "node".into(),
-                        list: false,
-                        on: None,
-                    });
-                }
-                (None, None) => return None,
-            }
-            return self.add_object(q, &c.node_type);
+            let (q, item) = items(self.b.schema, path, ty)?;
+            return self.add_object(q, &item);
         }
         if let Some(i) = self.object_at(&path) {
             return Some(i);
@@ -398,10 +519,22 @@ impl PathSet<'_, '_> {
         let cap = self.b.opts.leaves;
         let mut memo: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for e in &mut self.entries {
-            if let Entry::Object { ty, leaves, .. } = e {
+            if let Entry::Object { path, ty, leaves } = e {
                 let order = memo
                     .entry(ty.clone())
                     .or_insert_with(|| leaf_order(schema, ty));
+                if !self.b.wants.is_empty() {
+                    let owner = path.steps.last().map_or("", |s| s.field.as_str());
+                    let depth = path.steps.iter().filter(|s| s.list).count();
+                    let named = super::fit::named_leaves(&self.b.wants, order, owner, depth);
+                    if !named.is_empty() {
+                        leaves.retain(|l| !named.contains(l));
+                        let mut first = named;
+                        first.append(leaves);
+                        first.truncate(cap);
+                        *leaves = first;
+                    }
+                }
                 for l in order.iter() {
                     if leaves.len() >= cap {
                         break;

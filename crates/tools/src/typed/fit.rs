@@ -24,9 +24,17 @@ const MAX_ADDED: usize = 4;
 
 /// A value the answer holds: its key's words and how many lists down it sits.
 #[derive(Debug, Clone, PartialEq)]
-struct Want {
+pub(crate) struct Want {
     words: Vec<String>,
     depth: usize,
+}
+
+/// A key of the answer that holds objects (`{"attachments": [{"title", "url"}]}`): its
+/// words and the list depth of the objects it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ObjectWant {
+    pub words: Vec<String>,
+    pub depth: usize,
 }
 
 /// A leaf a tool offers: the path that selects it, its words, its field's owner's words,
@@ -57,7 +65,7 @@ fn is_scalar_schema(v: &Value) -> bool {
 
 /// The leaf keys of an answer schema (local `$ref`s not followed: an answer schema is
 /// small and written inline).
-fn wants(schema: &Value) -> Vec<Want> {
+pub(crate) fn wants(schema: &Value) -> Vec<Want> {
     fn walk(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<Want>, budget: &mut usize) {
         if *budget == 0 {
             return;
@@ -141,6 +149,79 @@ fn fit(w: &Want, h: &Have) -> u8 {
         (true, true) => 2,
         (true, false) => 1,
     }
+}
+
+/// The keys of an answer schema that hold objects, with the list depth of those objects.
+pub(crate) fn object_wants(schema: &Value) -> Vec<ObjectWant> {
+    fn walk(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<ObjectWant>, n: &mut usize) {
+        if *n == 0 || is_scalar_schema(v) {
+            return;
+        }
+        *n -= 1;
+        if let Some(p) = v.get("properties").and_then(Value::as_object) {
+            if let Some(k) = key {
+                let w = words(k);
+                if !w.is_empty() && !out.iter().any(|x| x.words == w && x.depth == depth) {
+                    out.push(ObjectWant { words: w, depth });
+                }
+            }
+            for (k, x) in p {
+                walk(x, depth, Some(k), out, n);
+            }
+        }
+        if let Some(items) = v.get("items") {
+            walk(items, depth + 1, key, out, n);
+        }
+        for k in ["anyOf", "oneOf", "allOf"] {
+            for x in v.get(k).and_then(Value::as_array).into_iter().flatten() {
+                walk(x, depth, key, out, n);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut n = 2_000;
+    walk(schema, 0, None, &mut out, &mut n);
+    out
+}
+
+/// A key names a field holding objects when the words of one hold the other's
+/// (`mirrorRepositories` ↔ `repositories`, `attachments` ↔ `attachments`).
+pub(crate) fn names_object(w: &ObjectWant, field: &str) -> bool {
+    let f = words(field);
+    let within = |a: &[String], b: &[String]| a.iter().all(|x| b.iter().any(|y| close(x, y)));
+    !f.is_empty() && (within(&f, &w.words) || within(&w.words, &f))
+}
+
+/// A leaf key names an object field it reads a leaf of when the field's words are all
+/// words of the key (`authorLogin` ↔ `author`, `state` ↔ `state`, `issueCount` ↔
+/// `issues`): the key sits at `depth` lists down.
+pub(crate) fn reads_through(w: &Want, field: &str, depth: usize) -> bool {
+    let f = words(field);
+    w.depth == depth && !f.is_empty() && f.iter().all(|x| w.words.iter().any(|y| close(x, y)))
+}
+
+/// The leaves among `leaves` (of an object path `list_depth` lists down whose last field
+/// is `owner`) that an answer key names at that depth, in the order of `leaves`.
+pub(crate) fn named_leaves(
+    wants: &[Want],
+    leaves: &[String],
+    owner: &str,
+    list_depth: usize,
+) -> Vec<String> {
+    let owner = words(owner);
+    leaves
+        .iter()
+        .filter(|l| {
+            let h = Have {
+                path: String::new(),
+                leaf: words(l),
+                owner: owner.clone(),
+                depth: list_depth,
+            };
+            wants.iter().any(|w| fit(w, &h) == 2)
+        })
+        .cloned()
+        .collect()
 }
 
 impl TypedToolSet {

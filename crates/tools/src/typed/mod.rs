@@ -415,6 +415,19 @@ impl Toolbox {
         question: &str,
         opts: &TypedOptions,
     ) -> Result<TypedToolSet, ToolError> {
+        self.typed_tools_for(question, opts, None)
+    }
+
+    /// [`Toolbox::typed_tools`] for a task whose answer must match the JSON Schema
+    /// `answer`: an object path selects the leaves its keys name first (`priority` in
+    /// `assignedIssues.nodes[] {…}` when the answer lists issues with a `priority`), and the
+    /// set is ordered by [`TypedToolSet::fit_answer`].
+    pub fn typed_tools_for(
+        &self,
+        question: &str,
+        opts: &TypedOptions,
+        answer: Option<&Value>,
+    ) -> Result<TypedToolSet, ToolError> {
         crate::search::check_query(question)?;
         let generation = self.generation();
         let graph = &generation.graph;
@@ -433,6 +446,8 @@ impl Toolbox {
             root_type: root_type.clone(),
             opts: *opts,
             hits: &hits,
+            wants: answer.map(fit::wants).unwrap_or_default(),
+            objects: answer.map(fit::object_wants).unwrap_or_default(),
         };
         let mut inputs = InputCompiler::new(
             schema,
@@ -503,12 +518,16 @@ impl Toolbox {
             })
             .collect();
         prune_inputs(schema, &mut defs, &arg_types, &question_words);
-        Ok(TypedToolSet {
+        let mut set = TypedToolSet {
             root_type,
             tools,
             defs,
             cut,
-        })
+        };
+        if let Some(a) = answer {
+            set.fit_answer(a);
+        }
+        Ok(set)
     }
 }
 
