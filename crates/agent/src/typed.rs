@@ -669,6 +669,9 @@ impl Session<'_> {
         for why in &written.skipped {
             text.push_str(&format!("\n(left out: {why})"));
         }
+        for how in &written.adjusted {
+            text.push_str(&format!("\n(argument {how})"));
+        }
         (text, false)
     }
 }

@@ -349,3 +349,112 @@ fn the_answer_schema_puts_a_list_tool_first_and_completes_a_call_with_its_keys()
     let kept: Vec<String> = plain.tools.iter().map(|t| t.name.clone()).collect();
     assert_eq!(kept, before);
 }
+
+/// The paths and leaves of `tool` in a set.
+fn selects(set: &TypedToolSet, tool: &str, path: &str) -> Option<Vec<String>> {
+    set.get(tool)?.selects.get(path).cloned()
+}
+
+#[test]
+fn the_answer_schema_shapes_the_paths_its_keys_name() {
+    let linear = common::toolbox("linear");
+    let opts = TypedOptions::default();
+    // A leaf key (`priority`) is selected by the object path that holds it.
+    let q = "What issues are currently assigned to me?";
+    let answer = json!({"type": "object", "properties": {"assignedIssues": {"type": "array", "items": {"type": "object", "properties": {
+        "identifier": {"type": "string"}, "title": {"type": "string"}, "priority": {"type": "number"}}}}}});
+    let plain = linear.typed_tools(q, &opts).expect("typed tools");
+    let p = "assignedIssues.nodes[]";
+    let before = selects(&plain, "viewer", p).expect("the viewer's issues are offered");
+    assert!(!before.iter().any(|l| l == "priority"), "{before:?}");
+    let shaped = linear
+        .typed_tools_for(q, &opts, Some(&answer))
+        .expect("typed tools");
+    let after = selects(&shaped, "viewer", p).expect("still offered");
+    assert!(after.iter().any(|l| l == "priority"), "{after:?}");
+    assert!(after.len() <= opts.leaves);
+
+    // A key holding objects (`attachments`) offers the field it names.
+    let q = "What files or links are attached to issue ENG-321?";
+    let answer = json!({"type": "object", "properties": {"attachments": {"type": "array", "items": {"type": "object", "properties": {
+        "title": {"type": "string"}, "url": {"type": "string"}}}}}});
+    let p = "attachments.nodes[]";
+    let plain = linear.typed_tools(q, &opts).expect("typed tools");
+    assert!(selects(&plain, "issue", p).is_none());
+    let shaped = linear
+        .typed_tools_for(q, &opts, Some(&answer))
+        .expect("typed tools");
+    let leaves = selects(&shaped, "issue", p).expect("the issue's attachments");
+    assert_eq!(leaves[..2], ["title".to_string(), "url".to_string()]);
+
+    // A leaf key that reads through an object (`authorLogin`) offers that object.
+    let github = common::toolbox("github");
+    let q = "List merged pull requests in the octocat/example repository with each author";
+    let answer = json!({"type": "object", "properties": {"mergedPullRequests": {"type": "array", "items": {"type": "object", "properties": {
+        "authorLogin": {"type": "string"}, "mergedAt": {"type": "string"}}}}}});
+    let p = "pullRequests.nodes[].author";
+    let plain = github.typed_tools(q, &opts).expect("typed tools");
+    assert!(selects(&plain, "repository", p).is_none());
+    let shaped = github
+        .typed_tools_for(q, &opts, Some(&answer))
+        .expect("typed tools");
+    let author = selects(&shaped, "repository", p).expect("the pull requests' authors");
+    assert_eq!(author.first().map(String::as_str), Some("login"));
+    // Every path the answer added writes an operation that validates.
+    let schema = &github.generation().graph.schema;
+    let call = TypedCall {
+        tool: "repository".into(),
+        arguments: required(&shaped, "repository").expect("sample arguments"),
+        fields: vec![p.into(), "pullRequests.nodes[]".into()],
+    };
+    let w = shaped.write(schema, &call).expect("writes");
+    let out = github.validate(&OperationRequest {
+        operation: w.operation.clone(),
+        variables: Some(Value::Object(w.variables)),
+        operation_name: None,
+    });
+    assert!(!out.is_error, "{}\n{}", w.operation, out.text);
+}
+
+#[test]
+fn a_composed_identifier_copied_into_both_parts_is_split() {
+    let github = common::toolbox("github");
+    let q = "How many stars does the octocat/example repository have?";
+    let set = github
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    let schema = &github.generation().graph.schema;
+    let call = |owner: &str, name: &str| TypedCall {
+        tool: "repository".into(),
+        arguments: json!({"owner": owner, "name": name})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        fields: vec![set.get("repository").expect("repository tool").paths[0].clone()],
+    };
+    let vars = |w: &gqlnav_tools::Written| {
+        let mut v: Vec<String> = w
+            .variables
+            .values()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect();
+        v.sort();
+        v
+    };
+    let w = set
+        .write(schema, &call("octocat", "octocat/example"))
+        .expect("writes");
+    assert_eq!(vars(&w), ["example", "octocat"], "{}", w.operation);
+    assert_eq!(w.adjusted.len(), 1, "{:?}", w.adjusted);
+    assert!(w.adjusted[0].contains("\"example\""), "{:?}", w.adjusted);
+    // The owner written whole is read as its first part.
+    let w = set
+        .write(schema, &call("octocat/example", "example"))
+        .expect("writes");
+    assert_eq!(vars(&w), ["example", "octocat"]);
+    // Values that are not composed of each other stay as given.
+    let w = set.write(schema, &call("octocat", "example")).expect("writes");
+    assert!(w.adjusted.is_empty());
+    let w = set.write(schema, &call("octo", "octocat-tools")).expect("writes");
+    assert_eq!(vars(&w), ["octo", "octocat-tools"]);
+}

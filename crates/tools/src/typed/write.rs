@@ -8,7 +8,7 @@ use apollo_compiler::Schema;
 use gqlnav_schema::connection_of;
 
 use super::path::{field_def, walk, FieldPath};
-use super::{TypedTool, TypedToolSet};
+use super::{TypedArg, TypedTool, TypedToolSet};
 use crate::error::ToolError;
 
 /// The page size a connection gets when the call gives none (the compiled tools' default).
@@ -95,6 +95,8 @@ pub struct Written {
     /// Field paths left out, each with why (a field on the path needs an argument the
     /// call did not give).
     pub skipped: Vec<String>,
+    /// Argument values read otherwise than given, each with why ([`split_composed`]).
+    pub adjusted: Vec<String>,
 }
 
 impl TypedToolSet {
@@ -119,13 +121,14 @@ impl TypedToolSet {
                 names.join(", ")
             )));
         };
-        let arguments: Map<String, Value> = call
+        let mut arguments: Map<String, Value> = call
             .arguments
             .iter()
             .filter(|(_, v)| given(v))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         check_arguments(tool, &arguments)?;
+        let adjusted = split_composed(tool, &mut arguments);
         let ret = field_def(schema, &self.root_type, &tool.name)
             .map(|d| d.ty.inner_named_type().to_string())
             .ok_or_else(|| {
@@ -140,8 +143,52 @@ impl TypedToolSet {
             operation,
             variables,
             skipped,
+            adjusted,
         })
     }
+}
+
+/// Separators of a composed identifier (`owner/name`, `scope:name`).
+const COMPOSED: [char; 3] = ['/', ':', '#'];
+
+/// Two required string arguments of one field where one value is the other's joined to a
+/// remainder (`owner: "octocat", name: "octocat/example"`): the longer is read as the
+/// remainder (`name: "example"`). A question names a thing by its composed identifier
+/// and a small model copies it whole into each part (Qwen2.5-Coder-1.5B wrote it in
+/// every GitHub repository lookup of the dev sample, docs/agent.md).
+fn split_composed(tool: &TypedTool, arguments: &mut Map<String, Value>) -> Vec<String> {
+    let strings: Vec<&TypedArg> = tool
+        .args
+        .iter()
+        .filter(|a| a.required && matches!(a.ty.as_str(), "String!" | "ID!"))
+        .collect();
+    let mut out = Vec::new();
+    for a in &strings {
+        for b in &strings {
+            if a.key == b.key || a.at != b.at {
+                continue;
+            }
+            let (Some(va), Some(vb)) = (
+                arguments.get(&a.key).and_then(Value::as_str),
+                arguments.get(&b.key).and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let rest = va
+                .strip_prefix(vb)
+                .and_then(|r| r.strip_prefix(COMPOSED))
+                .or_else(|| va.strip_suffix(vb).and_then(|r| r.strip_suffix(COMPOSED)));
+            if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+                out.push(format!(
+                    "`{}` \"{va}\" read as \"{rest}\" (it repeats `{}` \"{vb}\")",
+                    a.key, b.key
+                ));
+                let rest = rest.to_string();
+                arguments.insert(a.key.clone(), Value::String(rest));
+            }
+        }
+    }
+    out
 }
 
 /// Refuse an argument the tool does not take, and a required root argument not given.
@@ -310,9 +357,16 @@ fn insert(
                     for a in def.arguments.iter() {
                         let given = parts.iter().any(|p| p.starts_with(&format!("{}:", a.name)));
                         if a.ty.is_non_null() && a.default_value.is_none() && !given {
+                            // The argument's key in this tool (`pullRequest.number`, or a
+                            // longer one when another field of that name took the short).
+                            let key = tool
+                                .args
+                                .iter()
+                                .find(|x| x.at == at && x.name == a.name.as_str())
+                                .map_or_else(|| format!("{}.{}", s.field, a.name), |x| x.key.clone());
                             return Err(ToolError::FieldPath(format!(
-                                "field path `{path}`: `{cur}.{}` needs `{}` ({}); pass it as `{}.{}`",
-                                s.field, a.name, a.ty, s.field, a.name
+                                "field path `{path}`: `{cur}.{}` needs `{}` ({}); pass it as `{key}`",
+                                s.field, a.name, a.ty
                             )));
                         }
                     }
