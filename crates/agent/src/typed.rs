@@ -543,7 +543,10 @@ impl Session<'_> {
             "additionalProperties": false
         });
         let sent = [
-            Message::new(Role::System, choose_system(&st.set)),
+            Message::new(
+                Role::System,
+                choose_system(&st.set, self.opts.answer_schema.as_ref()),
+            ),
             Message::new(Role::User, st.task.clone()),
         ];
         let reply = match self.typed_ask(st, &sent, &schema).await? {
@@ -685,10 +688,10 @@ fn answer_system(answer: &Value) -> String {
 }
 
 /// The system prompt of the turn that chooses the tool.
-fn choose_system(set: &TypedToolSet) -> String {
+fn choose_system(set: &TypedToolSet, answer: Option<&Value>) -> String {
     format!(
         "You answer a question with data from an API. First choose the one tool that reads what the question asks about: a tool that reads a list for a question about many things, one that reads one thing when the question names it. Reply with only {{\"tool\": \"<name>\"}}.\n\nTools:\n{}",
-        set.menu()
+        set.menu_for(answer)
     )
 }
 

@@ -160,7 +160,7 @@ fn run_typed(a: &ToolsArgs, graph: Arc<gqlnav_schema::SchemaGraph>, q: &str) -> 
     }
     let meter = TokenMeter::new(a.encoding);
     let text = set.describe();
-    let menu = set.menu();
+    let menu = set.menu_for(answer.as_ref());
     if a.json {
         let action = set.action_schema(None, true);
         let out = json!({

@@ -458,3 +458,27 @@ fn a_composed_identifier_copied_into_both_parts_is_split() {
     let w = set.write(schema, &call("octo", "octocat-tools")).expect("writes");
     assert_eq!(vars(&w), ["octo", "octocat-tools"]);
 }
+
+#[test]
+fn the_menu_says_which_tools_have_what_the_answer_lists() {
+    let linear = common::toolbox("linear");
+    let q = "What issues are currently assigned to me?";
+    let answer = json!({"type": "object", "properties": {"assignedIssues": {"type": "array", "items": {"type": "object", "properties": {
+        "identifier": {"type": "string"}, "title": {"type": "string"}}}}}});
+    let set = linear
+        .typed_tools_for(q, &TypedOptions::default(), Some(&answer))
+        .expect("typed tools");
+    let menu = set.menu_for(Some(&answer));
+    let line = |tool: &str| {
+        menu.lines()
+            .find(|l| l.starts_with(&format!("- {tool}: ")))
+            .unwrap_or_else(|| panic!("no {tool} in\n{menu}"))
+            .to_string()
+    };
+    assert!(line("viewer").contains("has assignedIssues"), "{menu}");
+    // The users' assigned issues are a list down more than the answer's: not said.
+    for l in menu.lines().filter(|l| !l.starts_with("- viewer: ")) {
+        assert!(!l.contains("assignedIssues"), "{l}");
+    }
+    assert!(!set.menu().contains("; has "), "no answer, nothing to say");
+}

@@ -247,6 +247,41 @@ impl TypedToolSet {
         self.tools = scored.into_iter().map(|(_, _, t)| t).collect();
     }
 
+    /// The fields on `tool`'s offered paths that the answer's object keys name, word for
+    /// word and at their list depth, at most three: what the menu says a tool has (`viewer` has
+    /// `assignedIssues` for an answer listing `assignedIssues`). The items of a tool that
+    /// reads a list are not counted (its own list is not something it has).
+    pub fn answer_fields(&self, tool: &str, answer: &Value) -> Vec<String> {
+        let Some(t) = self.get(tool) else {
+            return Vec::new();
+        };
+        let objects = object_wants(answer);
+        let mut out: Vec<String> = Vec::new();
+        for p in &t.paths {
+            let Ok(path) = FieldPath::parse(p) else {
+                continue;
+            };
+            let skip = usize::from(t.many && path.steps.first().is_some_and(|s| s.list));
+            for (i, s) in path.steps.iter().enumerate().skip(skip) {
+                // The list depth of the objects the step holds: its own items when it is a
+                // list, else those of the list step right after it (a connection's items).
+                let lists = path.steps[..=i].iter().filter(|s| s.list).count();
+                let next = path.steps.get(i + 1).is_some_and(|n| n.list) && !s.list;
+                let depth = lists + usize::from(next);
+                let f = words(&s.field);
+                let named = objects.iter().any(|w| {
+                    w.depth == depth
+                        && w.words.len() == f.len()
+                        && w.words.iter().all(|k| f.iter().any(|x| close(k, x)))
+                });
+                if named && !out.contains(&s.field) && out.len() < 3 {
+                    out.push(s.field.clone());
+                }
+            }
+        }
+        out
+    }
+
     /// The offered paths of `tool` that hold the keys of `answer` the `chosen` paths do
     /// not: for each such key, the first path that names it at its depth (else at any).
     pub fn answer_paths(&self, tool: &str, answer: &Value, chosen: &[String]) -> Vec<String> {

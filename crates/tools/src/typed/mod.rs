@@ -55,8 +55,8 @@ pub struct TypedOptions {
     /// Offer optional input-object arguments (filters, orderings) the question says a
     /// field of. Off by default: 9 reachable dev questions, Qwen2.5-Coder-1.5B answered 2
     /// with them offered (it filled a filter in 5 of the 9 calls, with values the question
-    /// never gave) and 4 without; they reach dev 46.6% → 41.7%, held out 24.2% → 20.0%
-    /// (`bench --mode typed`, docs/agent.md).
+    /// never gave) and 4 without; off, `bench --mode typed` answers dev 53.4% (on: 58.7%)
+    /// and held out 22.5% (on: 26.7%), docs/agent.md.
     pub filters: bool,
 }
 

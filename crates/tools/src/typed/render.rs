@@ -66,6 +66,13 @@ impl TypedToolSet {
     /// of), its description, the arguments it needs. What a model chooses a tool from
     /// before it reads that tool's arguments and fields.
     pub fn menu(&self) -> String {
+        self.menu_for(None)
+    }
+
+    /// [`TypedToolSet::menu`] for a task with an answer schema: each line also says the
+    /// fields through which the tool holds the answer's keys
+    /// ([`TypedToolSet::answer_fields`]: `has assignedIssues`).
+    pub fn menu_for(&self, answer: Option<&serde_json::Value>) -> String {
         let mut out = String::new();
         for t in &self.tools {
             let first = t.description.split(". ").next().unwrap_or(&t.description);
@@ -86,7 +93,15 @@ impl TypedToolSet {
             } else {
                 format!("; needs {}", needs.join(", "))
             };
-            out.push_str(&format!("- {}: {desc} (reads {reads}{needs})\n", t.name));
+            let has = answer
+                .map(|a| self.answer_fields(&t.name, a))
+                .filter(|f| !f.is_empty())
+                .map(|f| format!("; has {}", f.join(", ")))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "- {}: {desc} (reads {reads}{needs}{has})\n",
+                t.name
+            ));
         }
         out
     }
