@@ -453,9 +453,13 @@ fn a_composed_identifier_copied_into_both_parts_is_split() {
         .expect("writes");
     assert_eq!(vars(&w), ["example", "octocat"]);
     // Values that are not composed of each other stay as given.
-    let w = set.write(schema, &call("octocat", "example")).expect("writes");
+    let w = set
+        .write(schema, &call("octocat", "example"))
+        .expect("writes");
     assert!(w.adjusted.is_empty());
-    let w = set.write(schema, &call("octo", "octocat-tools")).expect("writes");
+    let w = set
+        .write(schema, &call("octo", "octocat-tools"))
+        .expect("writes");
     assert_eq!(vars(&w), ["octo", "octocat-tools"]);
 }
 

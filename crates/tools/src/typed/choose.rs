@@ -258,7 +258,11 @@ fn items(schema: &Schema, path: FieldPath, ty: &str) -> Option<(FieldPath, Strin
 
 /// The object-typed fields of `owner` without required arguments, not deprecated: name,
 /// type, and the path `path.field`.
-fn object_fields(schema: &Schema, path: &FieldPath, owner: &str) -> Vec<(String, String, FieldPath)> {
+fn object_fields(
+    schema: &Schema,
+    path: &FieldPath,
+    owner: &str,
+) -> Vec<(String, String, FieldPath)> {
     let fields: Vec<&FieldDefinition> = match schema.types.get(owner) {
         Some(ExtendedType::Object(o)) => o.fields.values().map(|f| &***f).collect(),
         Some(ExtendedType::Interface(i)) => i.fields.values().map(|f| &***f).collect(),

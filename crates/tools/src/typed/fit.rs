@@ -332,6 +332,28 @@ mod tests {
     }
 
     #[test]
+    fn object_keys_and_the_fields_they_name() {
+        let o = object_wants(&json!({"type": "object", "properties": {
+            "mirrorRepositories": {"type": "array", "items": {"type": "object", "properties": {
+                "state": {"type": "object", "properties": {"name": {"type": "string"}}}}}},
+            "count": {"type": "integer"}}}));
+        let got: Vec<(String, usize)> = o.iter().map(|w| (w.words.join(" "), w.depth)).collect();
+        assert_eq!(
+            got,
+            [("mirror repositories".into(), 1), ("state".into(), 1)]
+        );
+        assert!(names_object(&o[0], "repositories"));
+        assert!(!names_object(&o[0], "mirrorUrl"));
+        let author = Want {
+            words: words("authorLogin"),
+            depth: 1,
+        };
+        assert!(reads_through(&author, "author", 1));
+        assert!(!reads_through(&author, "author", 0), "another list depth");
+        assert!(!reads_through(&author, "authorAssociation", 1));
+    }
+
+    #[test]
     fn a_key_names_a_leaf_through_its_owner() {
         let w = Want {
             words: words("issueId"),

@@ -363,7 +363,10 @@ fn insert(
                                 .args
                                 .iter()
                                 .find(|x| x.at == at && x.name == a.name.as_str())
-                                .map_or_else(|| format!("{}.{}", s.field, a.name), |x| x.key.clone());
+                                .map_or_else(
+                                    || format!("{}.{}", s.field, a.name),
+                                    |x| x.key.clone(),
+                                );
                             return Err(ToolError::FieldPath(format!(
                                 "field path `{path}`: `{cur}.{}` needs `{}` ({}); pass it as `{key}`",
                                 s.field, a.name, a.ty
