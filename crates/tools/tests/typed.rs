@@ -355,6 +355,27 @@ fn selects(set: &TypedToolSet, tool: &str, path: &str) -> Option<Vec<String>> {
     set.get(tool)?.selects.get(path).cloned()
 }
 
+/// The leaves `tool`'s object path `path` selects without and with the answer schema.
+type Selects = Option<Vec<String>>;
+fn without_and_with(
+    tb: &gqlnav_tools::Toolbox,
+    q: &str,
+    answer: &Value,
+    tool: &str,
+    path: &str,
+) -> (Selects, Selects, TypedToolSet) {
+    let opts = TypedOptions::default();
+    let plain = tb.typed_tools(q, &opts).expect("typed tools");
+    let shaped = tb
+        .typed_tools_for(q, &opts, Some(answer))
+        .expect("typed tools");
+    (
+        selects(&plain, tool, path),
+        selects(&shaped, tool, path),
+        shaped,
+    )
+}
+
 #[test]
 fn the_answer_schema_shapes_the_paths_its_keys_name() {
     let linear = common::toolbox("linear");
@@ -363,14 +384,11 @@ fn the_answer_schema_shapes_the_paths_its_keys_name() {
     let q = "What issues are currently assigned to me?";
     let answer = json!({"type": "object", "properties": {"assignedIssues": {"type": "array", "items": {"type": "object", "properties": {
         "identifier": {"type": "string"}, "title": {"type": "string"}, "priority": {"type": "number"}}}}}});
-    let plain = linear.typed_tools(q, &opts).expect("typed tools");
-    let p = "assignedIssues.nodes[]";
-    let before = selects(&plain, "viewer", p).expect("the viewer's issues are offered");
+    let (before, after, _) =
+        without_and_with(&linear, q, &answer, "viewer", "assignedIssues.nodes[]");
+    let before = before.expect("the viewer's issues are offered");
     assert!(!before.iter().any(|l| l == "priority"), "{before:?}");
-    let shaped = linear
-        .typed_tools_for(q, &opts, Some(&answer))
-        .expect("typed tools");
-    let after = selects(&shaped, "viewer", p).expect("still offered");
+    let after = after.expect("still offered");
     assert!(after.iter().any(|l| l == "priority"), "{after:?}");
     assert!(after.len() <= opts.leaves);
 
@@ -378,13 +396,9 @@ fn the_answer_schema_shapes_the_paths_its_keys_name() {
     let q = "What files or links are attached to issue ENG-321?";
     let answer = json!({"type": "object", "properties": {"attachments": {"type": "array", "items": {"type": "object", "properties": {
         "title": {"type": "string"}, "url": {"type": "string"}}}}}});
-    let p = "attachments.nodes[]";
-    let plain = linear.typed_tools(q, &opts).expect("typed tools");
-    assert!(selects(&plain, "issue", p).is_none());
-    let shaped = linear
-        .typed_tools_for(q, &opts, Some(&answer))
-        .expect("typed tools");
-    let leaves = selects(&shaped, "issue", p).expect("the issue's attachments");
+    let (before, after, _) = without_and_with(&linear, q, &answer, "issue", "attachments.nodes[]");
+    assert!(before.is_none());
+    let leaves = after.expect("the issue's attachments");
     assert_eq!(leaves[..2], ["title".to_string(), "url".to_string()]);
 
     // A leaf key that reads through an object (`authorLogin`) offers that object.
@@ -393,12 +407,9 @@ fn the_answer_schema_shapes_the_paths_its_keys_name() {
     let answer = json!({"type": "object", "properties": {"mergedPullRequests": {"type": "array", "items": {"type": "object", "properties": {
         "authorLogin": {"type": "string"}, "mergedAt": {"type": "string"}}}}}});
     let p = "pullRequests.nodes[].author";
-    let plain = github.typed_tools(q, &opts).expect("typed tools");
-    assert!(selects(&plain, "repository", p).is_none());
-    let shaped = github
-        .typed_tools_for(q, &opts, Some(&answer))
-        .expect("typed tools");
-    let author = selects(&shaped, "repository", p).expect("the pull requests' authors");
+    let (before, after, shaped) = without_and_with(&github, q, &answer, "repository", p);
+    assert!(before.is_none());
+    let author = after.expect("the pull requests' authors");
     assert_eq!(author.first().map(String::as_str), Some("login"));
     // Every path the answer added writes an operation that validates.
     let schema = &github.generation().graph.schema;

@@ -83,7 +83,7 @@ pub(crate) struct Builder<'a> {
     /// leaves they name first.
     pub wants: Vec<super::fit::Want>,
     /// The answer schema's keys that hold objects: a field they name is offered first.
-    pub objects: Vec<super::fit::ObjectWant>,
+    pub objects: Vec<super::fit::Want>,
 }
 
 impl Builder<'_> {

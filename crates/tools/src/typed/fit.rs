@@ -25,14 +25,6 @@ const MAX_ADDED: usize = 4;
 /// A value the answer holds: its key's words and how many lists down it sits.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Want {
-    words: Vec<String>,
-    depth: usize,
-}
-
-/// A key of the answer that holds objects (`{"attachments": [{"title", "url"}]}`): its
-/// words and the list depth of the objects it holds.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ObjectWant {
     pub words: Vec<String>,
     pub depth: usize,
 }
@@ -63,41 +55,60 @@ fn is_scalar_schema(v: &Value) -> bool {
     }
 }
 
-/// The leaf keys of an answer schema (local `$ref`s not followed: an answer schema is
-/// small and written inline).
-pub(crate) fn wants(schema: &Value) -> Vec<Want> {
-    fn walk(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<Want>, budget: &mut usize) {
-        if *budget == 0 {
+/// The keys of an answer schema, each with its list depth: those holding a scalar
+/// (`leaves`) or those holding objects (`!leaves`: `{"attachments": [{…}]}` at the depth
+/// of its objects). Local `$ref`s are not followed: an answer schema is small and
+/// written inline.
+fn keys(schema: &Value, leaves: bool) -> Vec<Want> {
+    fn walk(
+        v: &Value,
+        at: (usize, Option<&str>),
+        leaves: bool,
+        out: &mut Vec<Want>,
+        n: &mut usize,
+    ) {
+        let (depth, key) = at;
+        if *n == 0 {
             return;
         }
-        *budget -= 1;
-        if is_scalar_schema(v) {
-            if let Some(k) = key {
-                let w = words(k);
-                if !w.is_empty() && !out.iter().any(|x| x.words == w && x.depth == depth) {
-                    out.push(Want { words: w, depth });
-                }
+        *n -= 1;
+        let scalar = is_scalar_schema(v);
+        let props = v.get("properties").and_then(Value::as_object);
+        if let Some(k) = key.filter(|_| if leaves { scalar } else { props.is_some() }) {
+            let w = words(k);
+            if !w.is_empty() && !out.iter().any(|x| x.words == w && x.depth == depth) {
+                out.push(Want { words: w, depth });
             }
+        }
+        if scalar {
             return;
         }
-        if let Some(p) = v.get("properties").and_then(Value::as_object) {
-            for (k, x) in p {
-                walk(x, depth, Some(k), out, budget);
-            }
+        for (k, x) in props.into_iter().flatten() {
+            walk(x, (depth, Some(k)), leaves, out, n);
         }
         if let Some(items) = v.get("items") {
-            walk(items, depth + 1, key, out, budget);
+            walk(items, (depth + 1, key), leaves, out, n);
         }
         for k in ["anyOf", "oneOf", "allOf"] {
             for x in v.get(k).and_then(Value::as_array).into_iter().flatten() {
-                walk(x, depth, key, out, budget);
+                walk(x, (depth, key), leaves, out, n);
             }
         }
     }
     let mut out = Vec::new();
     let mut budget = 2_000;
-    walk(schema, 0, None, &mut out, &mut budget);
+    walk(schema, (0, None), leaves, &mut out, &mut budget);
     out
+}
+
+/// The leaf keys of an answer schema.
+pub(crate) fn wants(schema: &Value) -> Vec<Want> {
+    keys(schema, true)
+}
+
+/// The keys of an answer schema that hold objects, with the list depth of those objects.
+pub(crate) fn object_wants(schema: &Value) -> Vec<Want> {
+    keys(schema, false)
 }
 
 fn haves(tool: &TypedTool) -> Vec<Have> {
@@ -151,42 +162,9 @@ fn fit(w: &Want, h: &Have) -> u8 {
     }
 }
 
-/// The keys of an answer schema that hold objects, with the list depth of those objects.
-pub(crate) fn object_wants(schema: &Value) -> Vec<ObjectWant> {
-    fn walk(v: &Value, depth: usize, key: Option<&str>, out: &mut Vec<ObjectWant>, n: &mut usize) {
-        if *n == 0 || is_scalar_schema(v) {
-            return;
-        }
-        *n -= 1;
-        if let Some(p) = v.get("properties").and_then(Value::as_object) {
-            if let Some(k) = key {
-                let w = words(k);
-                if !w.is_empty() && !out.iter().any(|x| x.words == w && x.depth == depth) {
-                    out.push(ObjectWant { words: w, depth });
-                }
-            }
-            for (k, x) in p {
-                walk(x, depth, Some(k), out, n);
-            }
-        }
-        if let Some(items) = v.get("items") {
-            walk(items, depth + 1, key, out, n);
-        }
-        for k in ["anyOf", "oneOf", "allOf"] {
-            for x in v.get(k).and_then(Value::as_array).into_iter().flatten() {
-                walk(x, depth, key, out, n);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut n = 2_000;
-    walk(schema, 0, None, &mut out, &mut n);
-    out
-}
-
 /// A key names a field holding objects when the words of one hold the other's
 /// (`mirrorRepositories` ↔ `repositories`, `attachments` ↔ `attachments`).
-pub(crate) fn names_object(w: &ObjectWant, field: &str) -> bool {
+pub(crate) fn names_object(w: &Want, field: &str) -> bool {
     let f = words(field);
     let within = |a: &[String], b: &[String]| a.iter().all(|x| b.iter().any(|y| close(x, y)));
     !f.is_empty() && (within(&f, &w.words) || within(&w.words, &f))
