@@ -23,14 +23,19 @@ use gqlnav_search::Hit;
 use super::path::{field_def, is_leaf, steps_of, FieldPath, Step};
 use super::TypedOptions;
 
+/// The fields of an object or interface type (none for any other type).
+fn fields_of<'s>(schema: &'s Schema, ty: &str) -> Vec<&'s FieldDefinition> {
+    match schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => o.fields.values().map(|f| &***f).collect(),
+        Some(ExtendedType::Interface(i)) => i.fields.values().map(|f| &***f).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// A leaf field's order among its type's leaves, most basic first: not a Boolean flag,
 /// not an `ID`, fewer words, declaration order.
 pub(crate) fn leaf_order(schema: &Schema, ty: &str) -> Vec<String> {
-    let fields: Vec<&FieldDefinition> = match schema.types.get(ty) {
-        Some(ExtendedType::Object(o)) => o.fields.values().map(|f| &***f).collect(),
-        Some(ExtendedType::Interface(i)) => i.fields.values().map(|f| &***f).collect(),
-        _ => return Vec::new(),
-    };
+    let fields = fields_of(schema, ty);
     let mut leaves: Vec<(bool, bool, usize, usize, String)> = fields
         .iter()
         .enumerate()
@@ -263,12 +268,7 @@ fn object_fields(
     path: &FieldPath,
     owner: &str,
 ) -> Vec<(String, String, FieldPath)> {
-    let fields: Vec<&FieldDefinition> = match schema.types.get(owner) {
-        Some(ExtendedType::Object(o)) => o.fields.values().map(|f| &***f).collect(),
-        Some(ExtendedType::Interface(i)) => i.fields.values().map(|f| &***f).collect(),
-        _ => return Vec::new(),
-    };
-    fields
+    fields_of(schema, owner)
         .into_iter()
         .filter(|f| {
             !is_leaf(schema, f.ty.inner_named_type())
@@ -285,6 +285,36 @@ fn object_fields(
             (f.name.to_string(), f.ty.inner_named_type().to_string(), q)
         })
         .collect()
+}
+
+/// The first object field the answer key `w` names at its list depth: a field of `ty`
+/// (read at `base`), else a field one type below (never back to `ty` or its owner).
+fn named_object(
+    schema: &Schema,
+    base: &FieldPath,
+    ty: &str,
+    w: &super::fit::Want,
+) -> Option<(FieldPath, String)> {
+    let mut level = vec![(base.clone(), ty.to_string())];
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for (path, owner) in &level {
+            for (f, fty, q) in object_fields(schema, path, owner) {
+                let Some((under, item)) = items(schema, q.clone(), &fty) else {
+                    continue;
+                };
+                let depth = under.steps.iter().filter(|s| s.list).count();
+                if depth == w.depth && super::fit::names_object(w, &f) {
+                    return Some((q, fty));
+                }
+                if item != ty && item != *owner {
+                    next.push((under, item));
+                }
+            }
+        }
+        level = next;
+    }
+    None
 }
 
 struct PathSet<'a, 'b> {
@@ -318,34 +348,7 @@ impl PathSet<'_, '_> {
             return;
         };
         for w in &self.b.objects {
-            let mut found = None;
-            let mut level = vec![(base.clone(), ty.clone())];
-            for _ in 0..2 {
-                let mut next = Vec::new();
-                for (path, owner) in &level {
-                    for (f, fty, q) in object_fields(schema, path, owner) {
-                        let Some((under, item)) = items(schema, q.clone(), &fty) else {
-                            continue;
-                        };
-                        let depth = under.steps.iter().filter(|s| s.list).count();
-                        if depth == w.depth && super::fit::names_object(w, &f) {
-                            found = Some((q, fty));
-                            break;
-                        }
-                        if item != ty && item != *owner {
-                            next.push((under, item));
-                        }
-                    }
-                    if found.is_some() {
-                        break;
-                    }
-                }
-                if found.is_some() {
-                    break;
-                }
-                level = next;
-            }
-            if let Some((q, fty)) = found {
+            if let Some((q, fty)) = named_object(schema, &base, &ty, w) {
                 self.add_object(q, &fty);
             }
         }
