@@ -86,10 +86,12 @@ impl Walk<'_> {
                         let Some(t) = self.tools.get(self.tool) else {
                             return;
                         };
+                        // The tool's key may read the field's value as a type
+                        // (`object<Commit>`); the argument is the field's all the same.
                         match t
                             .args
                             .iter()
-                            .find(|x| x.at == at && x.name == a.name.as_str())
+                            .find(|x| bare(&x.at) == at && x.name == a.name.as_str())
                         {
                             Some(x) => {
                                 self.args.insert(x.key.clone(), json_of(&a.value));
@@ -132,6 +134,21 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// A path's text without its type conditions (`object<Commit>.x` → `object.x`).
+fn bare(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut depth = 0usize;
+    for c in path.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether a gold argument value is one the tool's grammar lets a model write: its object
@@ -251,9 +268,12 @@ pub fn gold_call(
             None => misses.push(ReachMiss::Path(f.clone())),
         }
     }
-    let schema = tools.arguments_schema(tool);
     for (k, v) in &args {
-        if let Err(why) = conforms(v, &schema["properties"][k.as_str()], &tools.defs, 0) {
+        let schema = tools
+            .argument_schema(tool, k)
+            .cloned()
+            .unwrap_or(Value::Null);
+        if let Err(why) = conforms(v, &schema, &tools.defs, 0) {
             misses.push(ReachMiss::Argument(format!("{k}: {why}")));
         }
     }

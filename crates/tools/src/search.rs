@@ -591,6 +591,18 @@ impl Toolbox {
                 text.push_str(&format!("   {t}: {}\n", paths.join("  |  ")));
             }
         }
+        let example = if offset == 0 && !items.is_empty() {
+            self.typed_tools(&a.query, &crate::typed::TypedOptions::default())
+                .ok()
+                .and_then(|set| set.example(&generation.graph.schema))
+        } else {
+            None
+        };
+        if let Some(op) = &example {
+            text.push_str(&format!(
+                "An operation that reads the top hits (execute it with its variables, or change its fields):\n{op}"
+            ));
+        }
         if !items.is_empty() {
             text.push_str(
                 "Next: introspect a coordinate for its full definition, then validate an operation.",
@@ -608,6 +620,7 @@ impl Toolbox {
                 "entryPoints": entry_json,
                 "links": links,
                 "returns": returns,
+                "example": example,
                 "nextCursor": next,
             })),
         )

@@ -51,11 +51,15 @@ fn sample(ty: &str, set: &TypedToolSet) -> Option<Value> {
     Some(if ty.starts_with('[') { json!([v]) } else { v })
 }
 
-/// Each tool's required root arguments, filled.
+/// Each tool's required root arguments, filled (of a root lookup's alternatives, the
+/// first).
 fn required(set: &TypedToolSet, tool: &str) -> Option<Map<String, Value>> {
     let t = set.get(tool)?;
     let mut out = Map::new();
     for a in t.args.iter().filter(|a| a.required && a.at.is_empty()) {
+        out.insert(a.key.clone(), sample(&a.ty, set)?);
+    }
+    if let Some(a) = t.args.iter().find(|a| a.alternative && a.at.is_empty()) {
         out.insert(a.key.clone(), sample(&a.ty, set)?);
     }
     Some(out)
@@ -496,4 +500,137 @@ fn the_menu_says_which_tools_have_what_the_answer_lists() {
         assert!(!l.contains("assignedIssues"), "{l}");
     }
     assert!(!set.menu().contains("; has "), "no answer, nothing to say");
+}
+
+#[test]
+fn a_lookups_arguments_are_alternatives_the_grammar_takes_one_of() {
+    let github = common::toolbox("github");
+    let q =
+        "For the HEAD commit of the octocat/example repository, list each check suite's conclusion";
+    let set = github
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    let t = set.get("repository").expect("repository tool");
+    // `Repository.object(expression:, oid:)` finds one object and needs neither: the
+    // question names it by a value ("HEAD") and never says `expression`.
+    let alternatives: Vec<&str> = t
+        .args
+        .iter()
+        .filter(|a| a.alternative)
+        .map(|a| a.key.as_str())
+        .collect();
+    assert!(
+        alternatives.contains(&"object.expression") && alternatives.contains(&"object.oid"),
+        "{alternatives:?}"
+    );
+    // Each branch of the grammar holds at most one of them; one holds neither (the call
+    // may not read `object`); the owner and name stay required in every branch.
+    let schema = set.arguments_schema(t);
+    let branches = schema["anyOf"].as_array().expect("branches");
+    let held = |b: &Value| {
+        alternatives
+            .iter()
+            .filter(|k| b["properties"].get(**k).is_some())
+            .count()
+    };
+    assert!(branches.iter().all(|b| held(b) <= 1), "{schema}");
+    assert!(branches.iter().any(|b| held(b) == 0), "{schema}");
+    assert!(branches.iter().all(|b| {
+        let r = b["required"].to_string();
+        r.contains("\"owner\"") && r.contains("\"name\"")
+    }));
+    // Written: one alternative goes on its field; two are refused with what to do.
+    let path = t
+        .paths
+        .iter()
+        .find(|p| p.starts_with("object<Commit>"))
+        .expect("a path through object")
+        .clone();
+    let call = |args: Value| TypedCall {
+        tool: "repository".into(),
+        arguments: args.as_object().cloned().unwrap_or_default(),
+        fields: vec![path.clone()],
+    };
+    let schema = &github.generation().graph.schema;
+    let w = set
+        .write(
+            schema,
+            &call(json!({"owner": "octocat", "name": "example", "object.expression": "HEAD"})),
+        )
+        .expect("writes");
+    assert!(
+        w.operation.contains("object(expression: $"),
+        "{}",
+        w.operation
+    );
+    let out = github.validate(&OperationRequest {
+        operation: w.operation.clone(),
+        variables: Some(Value::Object(w.variables.clone())),
+        operation_name: None,
+    });
+    assert!(!out.is_error, "{}\n{}", w.operation, out.text);
+    let err = set
+        .write(
+            schema,
+            &call(json!({"owner": "octocat", "name": "example",
+                "object.expression": "HEAD", "object.oid": "HEAD"})),
+        )
+        .expect_err("two alternatives");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("object.expression") && msg.contains("exactly one"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_root_lookup_takes_exactly_one_of_its_arguments_and_the_menu_says_which() {
+    let sdl = common::repo_file("benchmarks/heldout/schemas/nautical/schema.graphql");
+    let graph =
+        std::sync::Arc::new(gqlnav_schema::load_sdl_str(&sdl, "nautical").expect("nautical"));
+    let tb = gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default())
+        .expect("toolbox");
+    let q = "Which company runs the seller store \"acme-outfitters\", and when was it created?";
+    let set = tb
+        .typed_tools(q, &TypedOptions::default())
+        .expect("typed tools");
+    let t = set.get("seller").expect("seller tool");
+    let root: Vec<&str> = t
+        .args
+        .iter()
+        .filter(|a| a.alternative && a.at.is_empty())
+        .map(|a| a.key.as_str())
+        .collect();
+    assert!(root.contains(&"slug") && root.contains(&"id"), "{root:?}");
+    // Every branch requires one alternative and holds no other.
+    let schema = set.arguments_schema(t);
+    for b in schema["anyOf"].as_array().expect("branches") {
+        let held: Vec<&&str> = root
+            .iter()
+            .filter(|k| b["properties"].get(**k).is_some())
+            .collect();
+        assert_eq!(held.len(), 1, "{b}");
+        assert!(
+            b["required"]
+                .to_string()
+                .contains(&format!("\"{}\"", held[0])),
+            "{b}"
+        );
+    }
+    let menu = set.menu();
+    let line = menu
+        .lines()
+        .find(|l| l.starts_with("- seller: "))
+        .unwrap_or_else(|| panic!("no seller in\n{menu}"));
+    assert!(line.contains(" or slug"), "{line}");
+    // None given: the writer says what to give.
+    let call = TypedCall {
+        tool: "seller".into(),
+        arguments: Map::new(),
+        fields: t.paths.first().cloned().into_iter().collect(),
+    };
+    let err = set
+        .write(&tb.generation().graph.schema, &call)
+        .expect_err("no alternative");
+    assert!(err.to_string().contains("exactly one"), "{err}");
 }

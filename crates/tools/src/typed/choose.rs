@@ -422,11 +422,28 @@ impl PathSet<'_, '_> {
             return None;
         }
         self.entries.push(Entry::Object {
-            path,
+            path: path.clone(),
             ty: ty.to_string(),
             leaves: Vec::new(),
         });
-        Some(self.entries.len() - 1)
+        let at = self.entries.len() - 1;
+        // An edge read for its own fields (`starredAt`) reads its node beside them, so
+        // each item's data stays together.
+        if path.steps.last().is_some_and(|s| s.list) {
+            if let Some(node) = field_def(self.b.schema, ty, "node")
+                .filter(|d| !is_leaf(self.b.schema, d.ty.inner_named_type()))
+            {
+                let mut q = path;
+                q.steps.push(Step {
+                    field: "node".into(),
+                    list: false,
+                    on: None,
+                });
+                let nt = node.ty.inner_named_type().to_string();
+                self.add_object(q, &nt);
+            }
+        }
+        Some(at)
     }
 
     fn add_leaf(&mut self, path: FieldPath) {

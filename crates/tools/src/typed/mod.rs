@@ -78,6 +78,29 @@ impl Default for TypedOptions {
     }
 }
 
+/// Most branches of a tool's `arguments` schema (one per choice among its lookups'
+/// alternative arguments); a GitHub repository tool with `object(expression:, oid:)` has 3.
+const MAX_BRANCHES: usize = 16;
+
+/// The choices a tool's lookups give, one list per field that has alternatives: at the
+/// root one of them; below it none (the call may not read that field) or one.
+fn alternatives(t: &TypedTool) -> Vec<Vec<Vec<&TypedArg>>> {
+    let mut groups: BTreeMap<&str, Vec<&TypedArg>> = BTreeMap::new();
+    for a in t.args.iter().filter(|a| a.alternative) {
+        groups.entry(a.at.as_str()).or_default().push(a);
+    }
+    groups
+        .into_iter()
+        .map(|(at, alts)| {
+            let mut c: Vec<Vec<&TypedArg>> = alts.into_iter().map(|a| vec![a]).collect();
+            if !at.is_empty() {
+                c.push(Vec::new());
+            }
+            c
+        })
+        .collect()
+}
+
 /// Most field paths in one call: a small model that starts repeating one path fills every
 /// slot it is given (1.5B, docs/agent.md), and four paths hold what a question asks.
 const MAX_FIELDS: usize = 4;
@@ -96,6 +119,10 @@ pub struct TypedArg {
     pub ty: String,
     /// Required on its field (for a nested field: when a path through it is chosen).
     pub required: bool,
+    /// One of a lookup's arguments ([`is_lookup`]): a call gives one of those of its field
+    /// (at the root exactly one, below it at most one).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub alternative: bool,
     /// Its JSON Schema (named types as `#/$defs/…`).
     pub schema: Value,
 }
@@ -153,9 +180,11 @@ fn tool_args(
                f: &FieldDefinition,
                inputs: &mut InputCompiler,
                args: &mut Vec<TypedArg>| {
+        let lookup = is_lookup(schema, f);
         for a in &f.arguments {
             let required = a.ty.is_non_null() && a.default_value.is_none();
-            let values = if required {
+            let alternative = lookup && names_one(schema, a);
+            let values = if required || alternative {
                 Offer::All
             } else {
                 offer(schema, a, question, filters)
@@ -182,6 +211,7 @@ fn tool_args(
                 name: a.name.to_string(),
                 ty: a.ty.to_string(),
                 required,
+                alternative,
                 schema,
             });
         }
@@ -279,6 +309,32 @@ fn offer(
         }
         _ => Offer::No,
     }
+}
+
+/// A lookup: a field that returns one object (not a list, not a connection) and whose
+/// arguments are all optional (`seller(id: ID, slug: String)`, `issue(iid: String)`,
+/// `object(expression: String, oid: …)`). Read without an argument it finds nothing, so
+/// the question names the thing by a value that goes into one of them, and the question
+/// rarely says the argument's name ("the seller \"acme-outfitters\"", "issue #4521").
+fn is_lookup(schema: &Schema, f: &FieldDefinition) -> bool {
+    let ty = f.ty.inner_named_type().as_str();
+    !f.arguments.is_empty()
+        && !f.ty.is_list()
+        && !path::is_leaf(schema, ty)
+        && gqlnav_schema::connection_of(schema, ty).is_none()
+        && !gqlnav_schema::has_required_args(f)
+}
+
+/// An argument a lookup's value can go into: a scalar other than a Boolean, not paging.
+fn names_one(schema: &Schema, a: &apollo_compiler::ast::InputValueDefinition) -> bool {
+    let ty = a.ty.inner_named_type().as_str();
+    !PAGING.contains(&a.name.as_str())
+        && !a.ty.is_list()
+        && ty != "Boolean"
+        && matches!(
+            schema.types.get(ty),
+            Some(apollo_compiler::schema::ExtendedType::Scalar(_))
+        )
 }
 
 /// What of an optional argument a tool offers.
@@ -537,17 +593,59 @@ impl TypedToolSet {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// The `arguments` object schema of one tool.
+    /// The `arguments` object schema of one tool. A lookup's arguments are alternatives
+    /// (`seller(id:, slug:)`): one branch per choice of one of them (at the root one is
+    /// required), so the grammar lets a model write only one; a small model given them
+    /// all as optional wrote the same value into each (`object(expression: "HEAD", oid:
+    /// "HEAD")`). Beyond [`MAX_BRANCHES`] choices they are all plainly optional.
     pub fn arguments_schema(&self, t: &TypedTool) -> Value {
-        let mut props = Map::new();
-        let mut required = Vec::new();
-        for a in &t.args {
-            props.insert(a.key.clone(), a.schema.clone());
-            if a.required && a.at.is_empty() {
-                required.push(Value::String(a.key.clone()));
+        // `chosen`: the alternatives of this branch (a root one is then required).
+        let object = |args: &[&TypedArg], chosen: bool| {
+            let mut props = Map::new();
+            let mut required = Vec::new();
+            for a in args {
+                props.insert(a.key.clone(), a.schema.clone());
+                if a.at.is_empty() && (a.required || chosen && a.alternative) {
+                    required.push(Value::String(a.key.clone()));
+                }
             }
+            json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+        };
+        let choices = alternatives(t);
+        let branches: usize = choices.iter().map(Vec::len).product();
+        if choices.is_empty() || branches > MAX_BRANCHES {
+            let all: Vec<&TypedArg> = t.args.iter().collect();
+            return object(&all, false);
         }
-        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+        let base: Vec<&TypedArg> = t.args.iter().filter(|a| !a.alternative).collect();
+        let mut combos: Vec<Vec<&TypedArg>> = vec![Vec::new()];
+        for group in &choices {
+            combos = combos
+                .iter()
+                .flat_map(|c| {
+                    group.iter().map(move |g| {
+                        let mut c = c.clone();
+                        c.extend(g.iter().copied());
+                        c
+                    })
+                })
+                .collect();
+        }
+        let branches: Vec<Value> = combos
+            .into_iter()
+            .map(|c| {
+                let mut args = base.clone();
+                args.extend(c);
+                args.sort_by(|a, b| a.key.cmp(&b.key));
+                object(&args, true)
+            })
+            .collect();
+        json!({"anyOf": branches})
+    }
+
+    /// The schema of one argument of `t` (`None`: not offered).
+    pub fn argument_schema<'t>(&self, t: &'t TypedTool, key: &str) -> Option<&'t Value> {
+        t.args.iter().find(|a| a.key == key).map(|a| &a.schema)
     }
 
     /// The JSON Schema of one model turn: `anyOf` one branch per tool (`action` the

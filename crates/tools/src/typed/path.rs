@@ -131,16 +131,20 @@ pub(crate) fn steps_of(
     let mut path = FieldPath::default();
     let mut cur = root_type.to_string();
     let mut skip_node = false;
-    for c in coords {
+    for (i, c) in coords.iter().enumerate() {
         let (owner, field) = c.split_once('.')?;
         let field = field.split('(').next().unwrap_or(field);
-        // `edges { node }` of a connection that has `nodes` reads as `nodes`.
+        // `edges { node }` of a connection that has `nodes` reads as `nodes`; an edge's
+        // own field (`starredAt`) is read through `edges[]`.
         if skip_node && field == "node" {
             skip_node = false;
             continue;
         }
         skip_node = false;
-        if let Some(conn) = connection_of(schema, &cur).filter(|_| owner == cur) {
+        let to_node = coords
+            .get(i + 1)
+            .is_none_or(|n| n.split_once('.').is_some_and(|(_, f)| f == "node"));
+        if let Some(conn) = connection_of(schema, &cur).filter(|_| owner == cur && to_node) {
             if conn.edges.as_ref().is_some_and(|(e, _)| e == field) {
                 if let Some(n) = &conn.nodes {
                     path.steps.push(Step {
@@ -155,9 +159,17 @@ pub(crate) fn steps_of(
             }
         }
         if owner != cur {
-            // A field of a connection's items, reached from the connection.
+            // A field of a connection's items, reached from the connection; an edge's own
+            // field, through its edges.
             if let Some(conn) = connection_of(schema, &cur) {
-                if owner != cur && reads_as(schema, &conn.node_type, owner) {
+                if let Some((edges, edge)) = conn.edges.as_ref().filter(|(_, e)| e == owner) {
+                    path.steps.push(Step {
+                        field: edges.clone(),
+                        list: true,
+                        on: None,
+                    });
+                    cur = edge.clone();
+                } else if reads_as(schema, &conn.node_type, owner) {
                     match &conn.nodes {
                         Some(n) => path.steps.push(Step {
                             field: n.clone(),
@@ -258,5 +270,38 @@ mod tests {
         assert!(FieldPath::parse("a<").is_err());
         assert!(FieldPath::parse("a b").is_err());
         assert!(FieldPath::parse("a.<T>").is_err());
+    }
+
+    #[test]
+    fn an_edges_own_field_is_read_through_edges_and_its_node_through_nodes() {
+        let s = Schema::parse(
+            "type Query { user: User }
+             type User { starred(first: Int): RepoConnection }
+             type RepoConnection { edges: [RepoEdge] nodes: [Repo] pageInfo: PageInfo totalCount: Int }
+             type RepoEdge { cursor: String! node: Repo starredAt: String }
+             type PageInfo { hasNextPage: Boolean! endCursor: String }
+             type Repo { name: String }",
+            "t.graphql",
+        )
+        .unwrap_or_else(|e| e.partial);
+        let coords = |c: &[&str]| c.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let read = |c: &[&str]| steps_of(&s, "User", &coords(c)).map(|(p, t)| (p.to_string(), t));
+        assert_eq!(
+            read(&["User.starred", "RepoConnection.edges", "RepoEdge.starredAt"]),
+            Some(("starred.edges[].starredAt".into(), "String".into()))
+        );
+        assert_eq!(
+            read(&["User.starred", "RepoEdge.starredAt"]),
+            Some(("starred.edges[].starredAt".into(), "String".into()))
+        );
+        assert_eq!(
+            read(&[
+                "User.starred",
+                "RepoConnection.edges",
+                "RepoEdge.node",
+                "Repo.name"
+            ]),
+            Some(("starred.nodes[].name".into(), "String".into()))
+        );
     }
 }

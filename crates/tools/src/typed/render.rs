@@ -82,12 +82,22 @@ impl TypedToolSet {
             } else {
                 format!("one {}", t.item)
             };
-            let needs: Vec<String> = t
+            let mut needs: Vec<String> = t
                 .args
                 .iter()
                 .filter(|a| a.required && a.at.is_empty())
                 .map(|a| a.key.clone())
                 .collect();
+            // A root lookup needs one of its alternatives (`id or slug`).
+            let one_of: Vec<&str> = t
+                .args
+                .iter()
+                .filter(|a| a.alternative && a.at.is_empty())
+                .map(|a| a.key.as_str())
+                .collect();
+            if !one_of.is_empty() {
+                needs.push(one_of.join(" or "));
+            }
             let needs = if needs.is_empty() {
                 String::new()
             } else {

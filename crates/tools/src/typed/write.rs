@@ -148,6 +148,44 @@ impl TypedToolSet {
     }
 }
 
+impl TypedToolSet {
+    /// An operation that reads the first tool's first path that can be written, its
+    /// required arguments as variables (`query Typed($owner: String!, …) {…}`): how to
+    /// reach what the set was chosen for, for a client that writes GraphQL itself.
+    pub fn example(&self, schema: &Schema) -> Option<String> {
+        let tool = self.tools.first()?;
+        // Placeholders (only the operation's text is shown): the required arguments and
+        // the first of a root lookup's alternatives.
+        let lookup = tool.args.iter().find(|a| a.alternative && a.at.is_empty());
+        let arguments: Map<String, Value> = tool
+            .args
+            .iter()
+            .filter(|a| a.required || lookup.is_some_and(|l| l.key == a.key))
+            .map(|a| (a.key.clone(), Value::Bool(true)))
+            .collect();
+        let paths: Vec<&String> = tool.paths.iter().collect();
+        let candidates: Vec<Vec<String>> = if paths.is_empty() {
+            vec![Vec::new()]
+        } else {
+            paths.iter().map(|p| vec![(*p).clone()]).collect()
+        };
+        candidates.into_iter().find_map(|fields| {
+            let call = TypedCall {
+                tool: tool.name.clone(),
+                arguments: arguments.clone(),
+                fields,
+            };
+            let ret = field_def(schema, &self.root_type, &tool.name)?
+                .ty
+                .inner_named_type()
+                .to_string();
+            let (root, _) =
+                select_fields(schema, &ret, tool, &call.fields, &call.arguments).ok()?;
+            Some(print_operation(schema, &ret, tool, root, &call.arguments).0)
+        })
+    }
+}
+
 /// Separators of a composed identifier (`owner/name`, `scope:name`).
 const COMPOSED: [char; 3] = ['/', ':', '#'];
 
@@ -208,6 +246,31 @@ fn check_arguments(tool: &TypedTool, arguments: &Map<String, Value>) -> Result<(
             return Err(ToolError::TypedCall(format!(
                 "`{}` needs the argument `{}` ({})",
                 tool.name, a.key, a.ty
+            )));
+        }
+    }
+    // A lookup's alternatives: one of them (at the root, one is needed).
+    let mut groups: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+    for a in tool.args.iter().filter(|a| a.alternative) {
+        let n = usize::from(arguments.contains_key(&a.key));
+        match groups.iter_mut().find(|(at, _, _)| *at == a.at) {
+            Some(g) => {
+                g.1.push(&a.key);
+                g.2 += n;
+            }
+            None => groups.push((&a.at, vec![&a.key], n)),
+        }
+    }
+    for (at, keys, given) in groups {
+        let what = if at.is_empty() {
+            tool.name.as_str()
+        } else {
+            at
+        };
+        if given > 1 || (at.is_empty() && given == 0) {
+            return Err(ToolError::TypedCall(format!(
+                "`{what}` finds one thing by one of `{}`: give exactly one of them, the one the question's value is",
+                keys.join("`, `")
             )));
         }
     }
