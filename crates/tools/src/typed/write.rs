@@ -137,7 +137,9 @@ impl TypedToolSet {
                     tool.name, self.root_type
                 ))
             })?;
-        let (root, skipped) = select_fields(schema, &ret, tool, &call.fields, &arguments)?;
+        let (fields, parallel) = one_route(&call.fields);
+        let (root, mut skipped) = select_fields(schema, &ret, tool, &fields, &arguments)?;
+        skipped.extend(parallel);
         let (operation, variables) = print_operation(schema, &ret, tool, root, &arguments);
         Ok(Written {
             operation,
@@ -184,6 +186,41 @@ impl TypedToolSet {
             Some(print_operation(schema, &ret, tool, root, &call.arguments).0)
         })
     }
+}
+
+/// The field names of a path's steps (`object<Commit>.checkSuites.nodes[]` → object,
+/// checkSuites, nodes).
+fn field_names(path: &str) -> Vec<&str> {
+    path.split('.')
+        .map(|s| s.split(['[', '<']).next().unwrap_or(s))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The asked paths with those that read the same fields as an earlier one through another
+/// route left out (`latestRelease.tagCommit.checkSuites.nodes[]` after
+/// `object<Commit>.checkSuites.nodes[]`: both end in `checkSuites.nodes`), each with why.
+/// A small model fills every path slot it is given, and two routes to the same fields give
+/// two lists of which it answers from either (1.5B, docs/agent.md); the first asked is
+/// the one it means.
+fn one_route(asked: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut kept: Vec<String> = Vec::new();
+    let mut left = Vec::new();
+    for p in asked {
+        let f = field_names(p);
+        let tail = |x: &[&str]| x.len() >= 2 && x[x.len() - 2..] == f[f.len().saturating_sub(2)..];
+        let other = kept.iter().find(|k| {
+            let g = field_names(k);
+            f.len() >= 2 && tail(&g) && g[..g.len() - 2] != f[..f.len() - 2]
+        });
+        match other {
+            Some(k) => left.push(format!(
+                "`{p}` (it reads what `{k}` reads through another route; ask for one)"
+            )),
+            None => kept.push(p.clone()),
+        }
+    }
+    (kept, left)
 }
 
 /// Separators of a composed identifier (`owner/name`, `scope:name`).
@@ -487,4 +524,44 @@ fn insert(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_route;
+
+    #[test]
+    fn a_second_route_to_the_same_fields_is_left_out() {
+        let asked: Vec<String> = [
+            "object<Commit>.checkSuites.totalCount",
+            "object<Commit>.checkSuites.nodes[]",
+            "latestRelease.tagCommit.checkSuites.totalCount",
+            "latestRelease.tagCommit.checkSuites.nodes[]",
+            "starredRepositories.edges[].node",
+            "starredRepositories.nodes[]",
+            "team.name",
+            "project.name",
+            "title",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (kept, left) = one_route(&asked);
+        assert_eq!(
+            kept,
+            [
+                "object<Commit>.checkSuites.totalCount",
+                "object<Commit>.checkSuites.nodes[]",
+                "starredRepositories.edges[].node",
+                "starredRepositories.nodes[]",
+                "team.name",
+                "project.name",
+                "title"
+            ]
+        );
+        assert_eq!(left.len(), 2);
+        assert!(left[0].contains("latestRelease.tagCommit.checkSuites.totalCount"));
+        // The same path twice is not a second route.
+        let same = vec!["a.b.c".to_string(), "a.b.c".to_string()];
+        assert_eq!(one_route(&same).0.len(), 2);
+    }
 }
