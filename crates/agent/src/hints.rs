@@ -14,6 +14,79 @@ pub fn operation_as_search(query: &str) -> Option<String> {
     })
 }
 
+/// The names an operation sent as a search query uses, as plain words for a search
+/// (`query Q($owner: String!) { repository(owner: $owner) { checkSuites { nodes } } }` →
+/// "repository owner check suites"): keywords, variables, type names after `:` or `on`,
+/// and connection plumbing left out; at most eight words, each once.
+pub fn names_of_operation(query: &str) -> String {
+    const SKIP: [&str; 12] = [
+        "query",
+        "mutation",
+        "subscription",
+        "fragment",
+        "on",
+        "first",
+        "last",
+        "after",
+        "before",
+        "nodes",
+        "edges",
+        "node",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    let mut prev = ' ';
+    let mut cur = String::new();
+    let flush = |name: &mut String, before: char, out: &mut Vec<String>| {
+        let skip = name.is_empty()
+            || before == '$'
+            || before == ':'
+            || name.starts_with(char::is_uppercase)
+            || SKIP.contains(&name.as_str());
+        if !skip {
+            for w in gqlnav_tools::name_words(name) {
+                if w.len() >= 3 && !out.contains(&w) && out.len() < 8 {
+                    out.push(w);
+                }
+            }
+        }
+        name.clear();
+    };
+    let mut before = ' ';
+    for c in query.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            if cur.is_empty() {
+                before = prev;
+            }
+            cur.push(c);
+        } else {
+            flush(&mut cur, before, &mut out);
+            if !c.is_whitespace() {
+                prev = c;
+            }
+        }
+    }
+    flush(&mut cur, before, &mut out);
+    out.join(" ")
+}
+
+/// An operation written inside a call of the tool (`execute(operation: "query { … }")`,
+/// as small models write it): the quoted operation, unescaped; anything else as it is.
+pub fn unwrap_call(operation: &str) -> String {
+    let t = operation.trim();
+    let inner = t
+        .split_once('(')
+        .filter(|(head, _)| matches!(head.trim(), "execute" | "validate"))
+        .and_then(|(_, rest)| rest.trim_start().strip_prefix("operation"))
+        .and_then(|rest| rest.trim_start().strip_prefix(':'))
+        .map(str::trim_start)
+        .and_then(|rest| rest.strip_prefix('"'))
+        .and_then(|rest| rest.rfind('"').map(|end| &rest[..end]));
+    match inner {
+        Some(q) => q.replace("\\n", "\n").replace("\\\"", "\""),
+        None => operation.to_string(),
+    }
+}
+
 /// The coordinates a failed introspect or validate/execute named that do not exist
 /// (from the tools' structured errors).
 fn unknown_coordinates(structured: &Value) -> Vec<String> {
@@ -68,6 +141,30 @@ mod tests {
         assert!(operation_as_search("repository { stargazerCount }").is_some());
         assert!(operation_as_search("stars of a repository").is_none());
         assert!(operation_as_search("query cost limits").is_none());
+    }
+
+    #[test]
+    fn an_operation_sent_as_a_search_is_read_for_its_names() {
+        let q = "query CheckSuites($owner: String!, $repo: String!) {\n  repository(owner: $owner, name: $repo) {\n    object(expression: \"HEAD\") { ... on Commit { checkSuites(first: 10) { nodes { conclusion } } } }\n  }\n}";
+        assert_eq!(
+            names_of_operation(q),
+            "repository owner name object expression check suites conclusion"
+        );
+        assert_eq!(names_of_operation("{ }"), "");
+    }
+
+    #[test]
+    fn an_operation_wrapped_in_the_tools_call_is_unwrapped() {
+        assert_eq!(
+            unwrap_call("execute(operation: \"query { viewer { login } }\")"),
+            "query { viewer { login } }"
+        );
+        assert_eq!(
+            unwrap_call("validate(operation: \"query {\\n  a(x: \\\"y\\\")\\n}\")"),
+            "query {\n  a(x: \"y\")\n}"
+        );
+        assert_eq!(unwrap_call("query { a }"), "query { a }");
+        assert_eq!(unwrap_call("execute"), "execute");
     }
 
     #[test]

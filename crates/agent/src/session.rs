@@ -198,12 +198,38 @@ impl Session<'_> {
         let call = match NavCall::parse(tool, args.clone()) {
             Ok(NavCall::Search(mut r)) => {
                 if let Some(fix) = crate::hints::operation_as_search(&r.query) {
-                    return ToolOutput::err(fix, None);
+                    // Searched for the operation's names instead, the fix said first: a
+                    // small model that writes operations from memory reads what exists.
+                    let words = crate::hints::names_of_operation(&r.query);
+                    if words.is_empty() {
+                        return ToolOutput::err(fix, None);
+                    }
+                    r.query = words.clone();
+                    let mut out = self
+                        .tools
+                        .run(NavCall::Search(r))
+                        .await
+                        .unwrap_or_else(|e| ToolOutput::err(e, None));
+                    out.text = format!(
+                        "{fix} Searched for its names instead: \"{words}\".\n{}",
+                        out.text
+                    );
+                    return out;
                 }
                 if let Some(b) = &self.opts.slice_budgets {
                     r.budget_tokens = b.get(searches).or(b.last()).copied();
                 }
                 NavCall::Search(r)
+            }
+            // `execute(operation: "query …")` written as the operation: the call's own
+            // text unwrapped.
+            Ok(NavCall::Execute(mut r)) => {
+                r.operation = crate::hints::unwrap_call(&r.operation);
+                NavCall::Execute(r)
+            }
+            Ok(NavCall::Validate(mut r)) => {
+                r.operation = crate::hints::unwrap_call(&r.operation);
+                NavCall::Validate(r)
             }
             Ok(call) => call,
             Err(e) => return ToolOutput::err(e, None),

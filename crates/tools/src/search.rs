@@ -599,9 +599,11 @@ impl Toolbox {
             None
         };
         if let Some(op) = &example {
-            text.push_str(&format!(
-                "An operation that reads the top hits (execute it with its variables, or change its fields):\n{op}"
-            ));
+            // First: what a client most often needs next, before the long lists.
+            text.insert_str(
+                0,
+                &format!("An operation that reads the top hits (execute it with its variables, or change its fields):\n{op}\n"),
+            );
         }
         if !items.is_empty() {
             text.push_str(

@@ -707,7 +707,7 @@ fn said(question: &[String], w: &str) -> bool {
 }
 
 /// Lowercase words of an identifier (`searchIssues` → search, issues).
-pub(crate) fn words(name: &str) -> Vec<String> {
+pub fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for c in name.chars() {
