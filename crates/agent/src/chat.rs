@@ -320,7 +320,9 @@ pub fn action_schema(tools: &[ToolSpec]) -> Value {
 }
 
 /// Only the required properties of an object schema (all of them when none is
-/// required): optional cursors and budgets invite a small model to invent values.
+/// required) and the optional ones that hold an object of values (an operation's
+/// `variables`, without which the operation a search result shows cannot run): optional
+/// cursors and budgets invite a small model to invent values.
 fn required_only(v: &Value) -> Value {
     let req: Vec<&str> = v["required"]
         .as_array()
@@ -330,13 +332,20 @@ fn required_only(v: &Value) -> Value {
     if let (false, Some(props)) = (req.is_empty(), v["properties"].as_object()) {
         let kept: serde_json::Map<String, Value> = props
             .iter()
-            .filter(|(k, _)| req.contains(&k.as_str()))
+            .filter(|(k, x)| req.contains(&k.as_str()) || free_values(x))
             .map(|(k, x)| (k.clone(), x.clone()))
             .collect();
         out["properties"] = Value::Object(kept);
         out["additionalProperties"] = Value::Bool(false);
     }
     out
+}
+
+/// A property that holds an object of values: typed `object`, or any JSON (no type, no
+/// enum, no reference), as an operation's `variables` is.
+fn free_values(x: &Value) -> bool {
+    x["type"] == "object"
+        || (x.get("type").is_none() && x.get("$ref").is_none() && x.get("enum").is_none())
 }
 
 /// A parameter schema without what a decoder or a small model does not need: `$schema`,

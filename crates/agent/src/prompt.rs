@@ -12,7 +12,7 @@ pub const ANSWER_TOOL: &str = "answer";
 const NAVIGATE_RULES: &str = "You answer a question about the data behind a GraphQL API. You do not know this API's schema: find what you need with the tools.
 Call exactly one tool per turn. Rules:
 1. Every type, field, argument and enum value you write must first have appeared in a tool result. Never guess a name.
-2. Start with search_schema (plain words for what you need). Its result ends with an operation that reads the top hits: when it reads what you need, execute it with its variables filled from the question; otherwise introspect the types you will use, write one operation, validate it, then execute it.
+2. Start with search_schema (plain words for what you need). Its result starts with an operation that reads the top hits: when it reads what you need, execute it with its variables filled from the question; otherwise introspect the types you will use, write one operation, validate it, then execute it.
 3. A field returning a Connection is read through `nodes { ... }` (or `edges { node { ... } }`) and takes `first: N`.
 4. If a tool says you repeated a call, change what you send.";
 

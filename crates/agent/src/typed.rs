@@ -535,7 +535,27 @@ impl Session<'_> {
     /// read only the chosen tool. A reply that names no tool keeps them all.
     async fn typed_choose(&mut self, st: &mut TypedRun) -> Result<Option<Stop>, AgentError> {
         st.choose = false;
-        let names: Vec<String> = st.set.tools.iter().map(|t| t.name.clone()).collect();
+        let names: Vec<String> = st
+            .set
+            .menu_tools(&st.task)
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        if names.len() == 1 && st.set.tools.len() > 1 {
+            // The question names one thing and one tool reads one thing: no turn needed.
+            let all: Vec<String> = st.set.tools.iter().map(|t| t.name.clone()).collect();
+            st.set.tools.retain(|t| t.name == names[0]);
+            st.messages[0] = Message::new(Role::System, typed_system(&st.set, &st.answer));
+            let text = format!(
+                "chose `{}` of {}: the question names one thing by a value, and it is the one tool that reads one thing",
+                names[0],
+                all.join(", ")
+            );
+            self.typed_record(st, Some("choose".into()), None, text, false);
+            return Ok(None);
+        }
+        let mut menu = st.set.clone();
+        menu.tools.retain(|t| names.contains(&t.name));
         let schema = json!({
             "type": "object",
             "properties": {"tool": {"enum": names}},
@@ -545,7 +565,7 @@ impl Session<'_> {
         let sent = [
             Message::new(
                 Role::System,
-                choose_system(&st.set, self.opts.answer_schema.as_ref()),
+                choose_system(&menu, self.opts.answer_schema.as_ref()),
             ),
             Message::new(Role::User, st.task.clone()),
         ];

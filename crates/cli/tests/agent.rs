@@ -483,6 +483,15 @@ fn ollama_and_anthropic_protocols_and_the_json_action_protocol() {
     assert!(branches[0]["properties"]["arguments"]["properties"]
         .get("cursor")
         .is_none());
+    // execute keeps its optional `variables`: an operation with `$login` cannot run
+    // without them.
+    assert!(
+        branches[3]["properties"]["arguments"]["properties"]
+            .get("variables")
+            .is_some(),
+        "{}",
+        branches[3]
+    );
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(
         system.contains("- search_schema(query: string"),

@@ -459,11 +459,42 @@ struct Asked {
 
 /// Every coordinate resolved, or the error answer that lists each unknown one with the
 /// nearest existing names.
+/// A coordinate in a form `search_schema` prints, read as the coordinate it ends on: a
+/// path (`Query.repository > Repository.object > Commit.history`) as its last step, a
+/// field with its argument list or types (`Query.organization(login: String!)`,
+/// `Query.repository(followRenames:, name:, owner:)`) as the field. `None`: nothing to
+/// read otherwise.
+fn as_printed(raw: &str) -> Option<String> {
+    let last = raw.rsplit(" > ").next().unwrap_or(raw).trim();
+    let field = match last.split_once('(') {
+        // `T.f(arg:)` is an argument coordinate of its own: an unknown one stays unknown.
+        Some((_, args))
+            if !raw.contains(" > ")
+                && args
+                    .trim_end_matches(')')
+                    .trim()
+                    .strip_suffix(':')
+                    .is_some_and(|a| {
+                        !a.is_empty() && a.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    }) =>
+        {
+            return None
+        }
+        Some((head, _)) => head.trim(),
+        None => last,
+    };
+    (field != raw.trim() && !field.is_empty()).then(|| field.to_string())
+}
+
 fn resolve_all(graph: &SchemaGraph, coordinates: &[String]) -> Result<Vec<Coordinate>, ToolOutput> {
     let mut unknown: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut resolved = Vec::new();
     for raw in coordinates {
-        match graph.resolve_str(raw) {
+        let read = graph.resolve_str(raw).or_else(|e| match as_printed(raw) {
+            Some(c) => graph.resolve_str(&c),
+            None => Err(e),
+        });
+        match read {
             Ok((c, _)) => resolved.push(c),
             Err(gqlnav_schema::SchemaError::UnknownCoordinate { .. }) => {
                 unknown.push((
@@ -537,4 +568,25 @@ fn expand_referenced(
         frontier = next;
     }
     Expansion { added, left_out }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn coordinates_in_the_forms_search_prints_are_read_as_what_they_end_on() {
+        assert_eq!(
+            super::as_printed("Query.repository > Repository.object > Commit.history").as_deref(),
+            Some("Commit.history")
+        );
+        assert_eq!(
+            super::as_printed("Query.organization(login: String!)").as_deref(),
+            Some("Query.organization")
+        );
+        assert_eq!(
+            super::as_printed("Query.repository(followRenames:, name:, owner:) > Repository.object(expression:, oid:)").as_deref(),
+            Some("Repository.object")
+        );
+        assert_eq!(super::as_printed("Repository.name"), None);
+        assert_eq!(super::as_printed("Query.repository(nope:)"), None);
+    }
 }

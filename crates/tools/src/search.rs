@@ -595,6 +595,8 @@ impl Toolbox {
             self.typed_tools(&a.query, &crate::typed::TypedOptions::default())
                 .ok()
                 .and_then(|set| set.example(&generation.graph.schema))
+                // One line: the page's size rule counts every indentation token.
+                .map(|op| op.split_whitespace().collect::<Vec<_>>().join(" "))
         } else {
             None
         };
@@ -602,7 +604,7 @@ impl Toolbox {
             // First: what a client most often needs next, before the long lists.
             text.insert_str(
                 0,
-                &format!("An operation that reads the top hits (execute it with its variables, or change its fields):\n{op}\n"),
+                &format!("Reads the top hits (execute with its variables): {op}\n"),
             );
         }
         if !items.is_empty() {
