@@ -634,3 +634,47 @@ fn a_root_lookup_takes_exactly_one_of_its_arguments_and_the_menu_says_which() {
         .expect_err("no alternative");
     assert!(err.to_string().contains("exactly one"), "{err}");
 }
+
+fn set_for(tb: &gqlnav_tools::Toolbox, q: &str) -> TypedToolSet {
+    tb.typed_tools(q, &TypedOptions::default())
+        .expect("typed tools")
+}
+
+#[test]
+fn the_search_page_leads_with_an_example_operation_that_validates() {
+    let mut shown = 0;
+    for (id, q) in QUESTIONS {
+        let tb = common::toolbox(id);
+        let out = tb.search_schema(&gqlnav_tools::SearchRequest::new(q));
+        assert!(!out.is_error, "{id}: {}", out.text);
+        let structured = out.structured.expect("structured");
+        let Some(op) = structured["example"].as_str() else {
+            continue;
+        };
+        assert!(
+            out.text.starts_with("Reads the top hits") && out.text.contains(op),
+            "{id}: {}",
+            out.text
+        );
+        assert!(!op.contains('\n'), "one line: {op}");
+        // Its variables, filled as a client would (`$login: String!` → "x").
+        let header = op.split_once('{').map_or("", |(h, _)| h);
+        let mut vars = Map::new();
+        for part in header.split('$').skip(1) {
+            let (name, ty) = part.split_once(':').unwrap_or((part, ""));
+            let ty = ty.trim().trim_end_matches([',', ')', ' ']);
+            vars.insert(
+                name.trim().to_string(),
+                sample(ty, &set_for(&tb, q)).unwrap_or(json!("x")),
+            );
+        }
+        let v = tb.validate(&OperationRequest {
+            operation: op.to_string(),
+            variables: Some(Value::Object(vars)),
+            operation_name: None,
+        });
+        assert!(!v.is_error, "{id} {q}:\n{op}\n{}", v.text);
+        shown += 1;
+    }
+    assert!(shown >= 4, "only {shown} pages had an example");
+}

@@ -165,11 +165,10 @@ impl TypedToolSet {
             .filter(|a| a.required || lookup.is_some_and(|l| l.key == a.key))
             .map(|a| (a.key.clone(), Value::Bool(true)))
             .collect();
-        let paths: Vec<&String> = tool.paths.iter().collect();
-        let candidates: Vec<Vec<String>> = if paths.is_empty() {
+        let candidates: Vec<Vec<String>> = if tool.paths.is_empty() {
             vec![Vec::new()]
         } else {
-            paths.iter().map(|p| vec![(*p).clone()]).collect()
+            tool.paths.iter().map(|p| vec![p.clone()]).collect()
         };
         candidates.into_iter().find_map(|fields| {
             let call = TypedCall {
@@ -177,13 +176,7 @@ impl TypedToolSet {
                 arguments: arguments.clone(),
                 fields,
             };
-            let ret = field_def(schema, &self.root_type, &tool.name)?
-                .ty
-                .inner_named_type()
-                .to_string();
-            let (root, _) =
-                select_fields(schema, &ret, tool, &call.fields, &call.arguments).ok()?;
-            Some(print_operation(schema, &ret, tool, root, &call.arguments).0)
+            self.write(schema, &call).ok().map(|w| w.operation)
         })
     }
 }
