@@ -866,7 +866,8 @@ fn typed_runs_say_what_they_cut_and_what_the_grammar_cannot_enforce() {
             openai_text("{\"action\": \"nope\", \"arguments\": {}}", 100),
             openai_text("{\"action\": \"answer\", \"answer\": 3}", 100),
         ],
-        Some(1200),
+        // A context the tool set does not fit beside the reply and one result.
+        Some(1000),
     );
     let (out, v) = agent(
         &[
