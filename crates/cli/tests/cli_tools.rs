@@ -364,7 +364,13 @@ fn search_page_shows_the_agent_page() {
     let out = run(&["search", q, "--schema", schema, "--page"]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("1. "), "{text}");
+    // First the operation that reads the top hits (one line), then the ranked results.
+    let (example, rest) = text.split_once('\n').unwrap_or_default();
+    assert!(
+        example.starts_with("Reads the top hits") && example.contains("query Typed("),
+        "{text}"
+    );
+    assert!(rest.starts_with("1. "), "{text}");
     assert!(text.contains("\n   path: Query."), "{text}");
     assert!(text.contains("\n   more: CustomerStatus."), "{text}");
     assert!(text.contains("Ways in from the root"), "{text}");
