@@ -351,11 +351,24 @@ fn free_values(x: &Value) -> bool {
 /// A parameter schema without what a decoder or a small model does not need: `$schema`,
 /// titles, descriptions, `format`, `default: null`; `["T", "null"]` types as `T`.
 pub fn lean_schema(v: &Value) -> Value {
+    lean(v, false)
+}
+
+/// [`lean_schema`] keeping descriptions: an answer schema's words say what a value holds
+/// (`Full repository name in owner/name form`), which its key alone does not.
+pub fn lean_schema_described(v: &Value) -> Value {
+    lean(v, true)
+}
+
+fn lean(v: &Value, described: bool) -> Value {
     match v {
         Value::Object(m) => {
             let mut out = serde_json::Map::new();
             for (k, x) in m {
                 match k.as_str() {
+                    "description" if described && x.is_string() => {
+                        out.insert(k.clone(), x.clone());
+                    }
                     "$schema" | "title" | "description" | "format" | "examples" => continue,
                     "default" if x.is_null() => continue,
                     "type" => {
@@ -371,18 +384,18 @@ pub fn lean_schema(v: &Value) -> Value {
                     "properties" => {
                         let props: serde_json::Map<String, Value> = x
                             .as_object()
-                            .map(|p| p.iter().map(|(n, s)| (n.clone(), lean_schema(s))).collect())
+                            .map(|p| p.iter().map(|(n, s)| (n.clone(), lean(s, described))).collect())
                             .unwrap_or_default();
                         out.insert(k.clone(), Value::Object(props));
                     }
                     _ => {
-                        out.insert(k.clone(), lean_schema(x));
+                        out.insert(k.clone(), lean(x, described));
                     }
                 }
             }
             Value::Object(out)
         }
-        Value::Array(a) => Value::Array(a.iter().map(lean_schema).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(|x| lean(x, described)).collect()),
         other => other.clone(),
     }
 }

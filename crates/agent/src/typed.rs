@@ -88,7 +88,7 @@ pub fn answer_grammar(schema: Option<&Value>) -> (Value, Option<String>) {
     bad.sort();
     bad.dedup();
     if bad.is_empty() {
-        let mut lean = crate::chat::lean_schema(s);
+        let mut lean = crate::chat::lean_schema_described(s);
         cap_lists(&mut lean);
         (lean, None)
     } else {
@@ -730,6 +730,23 @@ fn typed_system(set: &TypedToolSet, answer: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_answer_grammar_keeps_what_a_value_holds_and_drops_the_rest() {
+        let (s, note) = answer_grammar(Some(&json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Answer",
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "format": "uri"},
+                "name": {"type": "string", "description": "Full name in owner/name form"}
+            }
+        })));
+        assert!(note.is_none());
+        assert_eq!(s["properties"]["name"]["description"], "Full name in owner/name form");
+        assert_eq!(s["properties"]["description"], json!({"type": "string"}));
+        assert!(s.get("$schema").is_none() && s.get("title").is_none());
+    }
 
     #[test]
     fn unconstrainable_answer_schemas_become_free_json_with_a_reason() {

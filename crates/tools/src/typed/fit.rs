@@ -178,8 +178,16 @@ pub(crate) fn reads_through(w: &Want, field: &str, depth: usize) -> bool {
     w.depth == depth && !f.is_empty() && f.iter().all(|x| w.words.iter().any(|y| close(x, y)))
 }
 
+/// A leaf whose words are all words of a key at its depth, the key saying more
+/// (`durationSeconds` ↔ `duration`, `headPipelineStatus` ↔ `status`): a weaker match than
+/// [`fit`], taken after it.
+fn within_key(w: &Want, leaf: &[String], depth: usize) -> bool {
+    w.depth == depth && !leaf.is_empty() && leaf.iter().all(|l| w.words.iter().any(|k| close(k, l)))
+}
+
 /// The leaves among `leaves` (of an object path `list_depth` lists down whose last field
-/// is `owner`) that an answer key names at that depth, in the order of `leaves`.
+/// is `owner`) that an answer key names at that depth: those [`fit`] names, in the order
+/// of `leaves`, then those whose words a key holds ([`within_key`]).
 pub(crate) fn named_leaves(
     wants: &[Want],
     leaves: &[String],
@@ -187,19 +195,26 @@ pub(crate) fn named_leaves(
     list_depth: usize,
 ) -> Vec<String> {
     let owner = words(owner);
-    leaves
+    let haves: Vec<Have> = leaves
         .iter()
-        .filter(|l| {
-            let h = Have {
-                path: String::new(),
-                leaf: words(l),
-                owner: owner.clone(),
-                depth: list_depth,
-            };
-            wants.iter().any(|w| fit(w, &h) == 2)
+        .map(|l| Have {
+            path: l.clone(),
+            leaf: words(l),
+            owner: owner.clone(),
+            depth: list_depth,
         })
-        .cloned()
-        .collect()
+        .collect();
+    let mut named: Vec<String> = haves
+        .iter()
+        .filter(|h| wants.iter().any(|w| fit(w, h) == 2))
+        .map(|h| h.path.clone())
+        .collect();
+    for h in &haves {
+        if !named.contains(&h.path) && wants.iter().any(|w| within_key(w, &h.leaf, list_depth)) {
+            named.push(h.path.clone());
+        }
+    }
+    named
 }
 
 impl TypedToolSet {
@@ -356,5 +371,26 @@ mod tests {
             depth: 1,
         };
         assert_eq!(fit(&total, &h("totalCommentsCount", "nodes", 1)), 2);
+    }
+
+    #[test]
+    fn a_key_that_says_more_names_a_leaf_after_the_exact_ones() {
+        let wants = vec![
+            Want {
+                words: words("durationSeconds"),
+                depth: 0,
+            },
+            Want {
+                words: words("pipelineStatus"),
+                depth: 0,
+            },
+        ];
+        let leaves: Vec<String> = ["title", "duration", "queuedDuration", "status", "id"]
+            .map(String::from)
+            .to_vec();
+        // `status` is named whole (its owner `pipeline` holds the other word), `duration`
+        // only within a longer key; `queuedDuration` says a word no key says.
+        assert_eq!(named_leaves(&wants, &leaves, "pipeline", 0), ["status", "duration"]);
+        assert!(named_leaves(&wants, &leaves, "pipeline", 1).is_empty(), "another list depth");
     }
 }
