@@ -384,7 +384,11 @@ fn lean(v: &Value, described: bool) -> Value {
                     "properties" => {
                         let props: serde_json::Map<String, Value> = x
                             .as_object()
-                            .map(|p| p.iter().map(|(n, s)| (n.clone(), lean(s, described))).collect())
+                            .map(|p| {
+                                p.iter()
+                                    .map(|(n, s)| (n.clone(), lean(s, described)))
+                                    .collect()
+                            })
                             .unwrap_or_default();
                         out.insert(k.clone(), Value::Object(props));
                     }

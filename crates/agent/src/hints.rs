@@ -1,8 +1,9 @@
-//! One-line fixes for the two mistakes small models make most with the navigation tools
-//! (docs/agent.md, failure classes): an operation sent as a search query, and a name
-//! used that no tool ever showed.
+//! One-line fixes for the mistakes small models make most with the navigation tools
+//! (docs/agent.md, failure classes): an operation sent as a search query, a name used
+//! that no tool ever showed, and a failing call repeated while the operation the search
+//! showed sat unused.
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 /// A search query that is a GraphQL operation, not plain words: the fix, in one line.
 pub fn operation_as_search(query: &str) -> Option<String> {
@@ -129,10 +130,105 @@ pub fn never_shown(structured: Option<&Value>, shown: &str) -> Option<String> {
     })
 }
 
+/// The variables an operation declares, in order: `query Q($owner: String!, $n: Int)` →
+/// `[("owner", "String!"), ("n", "Int")]`.
+fn declared_variables(operation: &str) -> Vec<(String, String)> {
+    let Some(open) = operation.find('(') else {
+        return Vec::new();
+    };
+    let head_end = operation.find('{').unwrap_or(operation.len());
+    if open > head_end {
+        return Vec::new();
+    }
+    let close = operation[open..].find(')').map_or(head_end, |c| open + c);
+    operation[open + 1..close]
+        .split(',')
+        .filter_map(|d| {
+            let (name, ty) = d.trim().strip_prefix('$')?.split_once(':')?;
+            Some((name.trim().to_string(), ty.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Separators of a composed identifier (`owner/name`).
+const COMPOSED: [char; 3] = ['/', ':', '#'];
+
+/// A call to run `example` (the operation search_schema showed), as the JSON a model
+/// replies with: its variables taken from `given` (what the model passed to its own
+/// failing call) where it names them, a composed identifier copied into two string
+/// variables split (`owner: "octocat", name: "octocat/example"` → `name: "example"`).
+/// None when the model gave none of them: a call to copy must carry real values.
+pub fn run_example(example: &str, given: Option<&Value>) -> Option<String> {
+    let declared = declared_variables(example);
+    let given = given.and_then(Value::as_object);
+    let mut vars = Map::new();
+    for (name, _) in &declared {
+        if let Some(v) = given.and_then(|g| g.get(name)) {
+            vars.insert(name.clone(), v.clone());
+        }
+    }
+    if vars.is_empty() && !declared.is_empty() {
+        return None;
+    }
+    let strings: Vec<&String> = declared
+        .iter()
+        .filter(|(_, t)| matches!(t.as_str(), "String!" | "ID!"))
+        .map(|(n, _)| n)
+        .collect();
+    for a in &strings {
+        for b in &strings {
+            let (Some(va), Some(vb)) = (
+                vars.get(*a).and_then(Value::as_str),
+                vars.get(*b).and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let rest = va
+                .strip_prefix(vb)
+                .and_then(|r| r.strip_prefix(COMPOSED))
+                .filter(|r| a != b && !r.is_empty())
+                .map(str::to_string);
+            if let Some(rest) = rest {
+                vars.insert((*a).clone(), Value::String(rest));
+            }
+        }
+    }
+    let call = json!({"name": "execute", "arguments": {"operation": example, "variables": vars}});
+    Some(format!(
+        "The operation search_schema showed reads what it found. To run it, reply with: {call}"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    #[test]
+    fn a_failing_call_is_answered_with_the_example_to_run() {
+        let op = "query Typed($name: String!, $owner: String!) { repository(name: $name, owner: $owner) { object { ... on Commit { additions } } } }";
+        let line = run_example(
+            op,
+            Some(&json!({"name": "octocat/example", "owner": "octocat", "x": 1})),
+        )
+        .expect("the model gave the variables");
+        let call: Value =
+            serde_json::from_str(line.split("reply with: ").nth(1).unwrap_or_default())
+                .expect("the call is JSON a model can copy");
+        assert_eq!(call["name"], "execute");
+        assert_eq!(call["arguments"]["operation"], op);
+        assert_eq!(
+            call["arguments"]["variables"],
+            json!({"name": "example", "owner": "octocat"}),
+            "the composed name is split; a variable the operation does not declare is dropped"
+        );
+        assert!(
+            run_example(op, None).is_none(),
+            "no values: nothing to copy"
+        );
+        assert!(run_example(op, Some(&json!({"login": "x"}))).is_none());
+        let bare = run_example("{ viewer { login } }", None).expect("no variables needed");
+        assert!(bare.contains("\"variables\":{}"), "{bare}");
+    }
 
     #[test]
     fn operations_sent_as_searches_are_caught_and_plain_words_are_not() {

@@ -314,6 +314,7 @@ impl Session<'_> {
             repeated: None,
             searches: 0,
             shown: String::new(),
+            example: None,
             meter,
         })
     }
@@ -486,6 +487,12 @@ impl Session<'_> {
                 self.run_new_call(st, &call).await
             }
         };
+        if is_error {
+            if let Some(line) = example_hint(st, &call) {
+                text.push('\n');
+                text.push_str(&line);
+            }
+        }
         let extra = reply.tool_calls.len().saturating_sub(1);
         if extra > 0 {
             text.push_str(&format!(
@@ -523,6 +530,9 @@ impl Session<'_> {
         }
         if call.name == NavTool::Search.name() {
             st.searches += 1;
+            if let Some(op) = o.structured.as_ref().and_then(|s| s["example"].as_str()) {
+                st.example = Some(op.to_string());
+            }
         }
         if call.name == NavTool::Execute.name() {
             st.out.last_operation = call
@@ -583,6 +593,22 @@ fn hand_back(st: &mut RunState, reply: &crate::chat::Reply, call: &ToolCall, tex
 }
 
 /// What a run carries from turn to turn.
+/// After a failed search, validate or execute that did not run the operation the last
+/// search page led with: the call that runs it, ready to copy ([`crate::hints::run_example`]).
+/// A 1.5B model left that operation unused and repeated its own failing call until its
+/// turns ran out (docs/agent.md, navigate).
+fn example_hint(st: &RunState, call: &ToolCall) -> Option<String> {
+    let example = st.example.as_deref()?;
+    let navigates = [NavTool::Search, NavTool::Validate, NavTool::Execute]
+        .iter()
+        .any(|t| t.name() == call.name);
+    let ran_it = call.arguments.get("operation").and_then(Value::as_str) == Some(example);
+    if !navigates || ran_it {
+        return None;
+    }
+    crate::hints::run_example(example, call.arguments.get("variables"))
+}
+
 struct RunState {
     t0: Instant,
     specs: Vec<ToolSpec>,
@@ -603,5 +629,7 @@ struct RunState {
     searches: usize,
     /// Every successful tool result so far (what names the model has been shown).
     shown: String,
+    /// The operation the last search_schema page led with (it reads the top hits).
+    example: Option<String>,
     meter: TokenMeter,
 }

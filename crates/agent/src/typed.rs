@@ -743,7 +743,10 @@ mod tests {
             }
         })));
         assert!(note.is_none());
-        assert_eq!(s["properties"]["name"]["description"], "Full name in owner/name form");
+        assert_eq!(
+            s["properties"]["name"]["description"],
+            "Full name in owner/name form"
+        );
         assert_eq!(s["properties"]["description"], json!({"type": "string"}));
         assert!(s.get("$schema").is_none() && s.get("title").is_none());
     }

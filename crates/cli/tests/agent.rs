@@ -933,3 +933,56 @@ fn typed_runs_say_what_they_cut_and_what_the_grammar_cannot_enforce() {
     assert_eq!(branches(&last.1), vec!["answer".to_string()]);
     assert_eq!(v["stop"]["reason"], "answered", "{v}");
 }
+
+#[test]
+fn a_failing_execute_is_answered_with_the_searched_operation_to_run() {
+    // The chat model is scripted (a loopback server replaying fixed replies): what is
+    // tested is what gqlnav hands back, which no real model's wording should decide.
+    let (url, _script) = scripted(
+        vec![
+            openai_text("{\"name\": \"search_schema\", \"arguments\": {\"query\": \"book published year\"}}", 100),
+            openai_text("{\"name\": \"execute\", \"arguments\": {\"operation\": \"query($id: ID!) { bookYear(id: $id) }\", \"variables\": {\"id\": \"b1\"}}}", 100),
+            openai_text("It was published in 1999.", 100),
+        ],
+        None,
+    );
+    let (out, v) = agent(
+        &[
+            "when was book b1 published",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = v["steps"].as_array().unwrap();
+    let page = steps[0]["result"].as_str().unwrap();
+    let example = page
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("Reads the top hits (execute with its variables): "))
+        .expect("the search page leads with an operation");
+    let failed = steps[1]["result"].as_str().unwrap();
+    assert_eq!(steps[1]["isError"], true);
+    let call: Value = serde_json::from_str(
+        failed
+            .rsplit("To run it, reply with: ")
+            .next()
+            .filter(|_| failed.contains("To run it, reply with: "))
+            .expect("the failure says how to run the searched operation"),
+    )
+    .expect("a call a model can copy");
+    assert_eq!(call["name"], "execute");
+    assert_eq!(call["arguments"]["operation"], example);
+    for (name, value) in call["arguments"]["variables"].as_object().unwrap() {
+        assert!(example.contains(&format!("${name}:")), "{name} is declared");
+        assert_eq!(value, "b1", "the value the model gave");
+    }
+}

@@ -390,7 +390,13 @@ mod tests {
             .to_vec();
         // `status` is named whole (its owner `pipeline` holds the other word), `duration`
         // only within a longer key; `queuedDuration` says a word no key says.
-        assert_eq!(named_leaves(&wants, &leaves, "pipeline", 0), ["status", "duration"]);
-        assert!(named_leaves(&wants, &leaves, "pipeline", 1).is_empty(), "another list depth");
+        assert_eq!(
+            named_leaves(&wants, &leaves, "pipeline", 0),
+            ["status", "duration"]
+        );
+        assert!(
+            named_leaves(&wants, &leaves, "pipeline", 1).is_empty(),
+            "another list depth"
+        );
     }
 }

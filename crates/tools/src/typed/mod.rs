@@ -759,7 +759,8 @@ fn identifier_like(word: &str) -> bool {
     let w = word.trim_matches(|c: char| !c.is_alphanumeric());
     let slash = w.contains('/')
         && w.split('/').filter(|p| !p.is_empty()).count() >= 2
-        && w.split('/').any(|p| p.chars().filter(|c| c.is_alphanumeric()).count() >= 4);
+        && w.split('/')
+            .any(|p| p.chars().filter(|c| c.is_alphanumeric()).count() >= 4);
     let joined = w.contains(['-', '_', ':'])
         && w.chars().any(|c| c.is_ascii_digit())
         && w.chars().any(char::is_alphabetic);
