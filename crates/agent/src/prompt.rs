@@ -77,11 +77,15 @@ pub fn tools(
 
 /// The system prompt. `describe_tools` spells out each tool's arguments (for the JSON
 /// action protocol, where the tools are not offered natively).
+///
+/// The example call searches for the task's own first words: the 1.5B model copied a
+/// fixed example (`"stars of a repository"`) as its search whatever it was asked.
 pub fn system(
     inline_sdl: Option<&str>,
     tools: &[ToolSpec],
     answer: bool,
     describe_tools: bool,
+    task: &str,
 ) -> String {
     let mut s = String::from(if inline_sdl.is_some() {
         INLINE_RULES
@@ -94,7 +98,11 @@ pub fn system(
     } else {
         "When you have the data, reply with the answer in plain words and no tool call.\n"
     });
-    s.push_str("To call a tool, reply with only a JSON object: {\"name\": \"<tool>\", \"arguments\": {...}}, e.g. {\"name\": \"search_schema\", \"arguments\": {\"query\": \"stars of a repository\"}}.\n");
+    let query = serde_json::to_string(&example_words(task)).unwrap_or_default();
+    let example = format!("{{\"name\": \"search_schema\", \"arguments\": {{\"query\": {query}}}}}");
+    s.push_str(&format!(
+        "To call a tool, reply with only a JSON object: {{\"name\": \"<tool>\", \"arguments\": {{...}}}}, e.g. {example}.\n"
+    ));
     if describe_tools {
         s.push_str("Tools:\n");
         for t in tools {
@@ -110,4 +118,21 @@ pub fn system(
         s.push_str(sdl);
     }
     s
+}
+
+/// Up to eight words of a task, as a plain-words search (punctuation around words
+/// dropped; `octocat/example` kept whole); a task without words searches for
+/// "stars of a repository".
+fn example_words(task: &str) -> String {
+    let words: Vec<&str> = task
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .take(8)
+        .collect();
+    if words.is_empty() {
+        "stars of a repository".into()
+    } else {
+        words.join(" ")
+    }
 }

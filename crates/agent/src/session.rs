@@ -273,6 +273,7 @@ impl Session<'_> {
             &specs,
             opts.answer_schema.is_some(),
             json_protocol,
+            task,
         );
         let file = self.open_transcript()?;
         let receipt = Receipt {
@@ -386,14 +387,18 @@ impl Session<'_> {
 
     /// The request body of this turn. Under the JSON action protocol the tool whose last
     /// call repeated an earlier one may not be chosen (a small model at temperature 0
-    /// otherwise sends the same call until the turns run out).
+    /// otherwise sends the same call until the turns run out); once an operation has
+    /// brought data, a repeat leaves only the answer tool (the 1.5B model, given the
+    /// data, went on alternating the same execute and validate until its turns ran out).
     fn request(&self, st: &RunState) -> Value {
         let tools_offered: &[ToolSpec] = if st.json_protocol { &[] } else { &st.specs };
         let action = st.json_protocol.then(|| {
+            let answer_now = st.repeated.is_some() && st.out.executes_ok > 0;
             let allowed: Vec<ToolSpec> = st
                 .specs
                 .iter()
                 .filter(|t| Some(&t.name) != st.repeated.as_ref())
+                .filter(|t| !answer_now || t.name == prompt::ANSWER_TOOL)
                 .cloned()
                 .collect();
             action_schema(if allowed.is_empty() {
@@ -481,6 +486,7 @@ impl Session<'_> {
         let key = canonical(&call.name, &call.arguments);
         st.repeated = st.seen.contains_key(&key).then(|| call.name.clone());
         let (mut text, is_error) = match st.seen.get(&key) {
+            Some(prev) if st.out.executes_ok > 0 && opts.answer_schema.is_some() => (format!("You already called {} with these arguments at turn {prev}; the result has not changed. You have data from execute: call answer now, copying the values it returned.", call.name), true),
             Some(prev) => (format!("You already called {} with these arguments at turn {prev}; the result has not changed. Change the arguments or use another tool.", call.name), true),
             None => {
                 st.seen.insert(key, turn);

@@ -228,12 +228,22 @@ fn each_mode_offers_its_tools_and_the_prompt_spells_them_out_for_the_json_protoc
     // Inline wins over slicing: the whole schema is in the prompt.
     assert_eq!(names(&tools(&config, true, true, None)), ["execute"]);
 
-    let prompt = system(None, &navigate, true, true);
+    let prompt = system(
+        None,
+        &navigate,
+        true,
+        true,
+        "How many stars does \"octocat/example\" have?",
+    );
+    assert!(
+        prompt.contains(r#"{"name": "search_schema", "arguments": {"query": "How many stars does octocat/example have"}}"#),
+        "the example call searches for the task's words: {prompt}"
+    );
     for t in &navigate {
         assert!(prompt.contains(&t.description), "{} not described", t.name);
     }
     assert!(prompt.contains("call answer"), "{prompt}");
-    let quiet = system(Some("type Query { a: Int }"), &navigate, false, false);
+    let quiet = system(Some("type Query { a: Int }"), &navigate, false, false, "");
     assert!(!quiet.contains("Tools:"), "{quiet}");
     assert!(quiet.ends_with("type Query { a: Int }"), "{quiet}");
 }

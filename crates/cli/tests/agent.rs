@@ -986,3 +986,69 @@ fn a_failing_execute_is_answered_with_the_searched_operation_to_run() {
         assert_eq!(value, "b1", "the value the model gave");
     }
 }
+
+#[test]
+fn once_an_operation_brought_data_a_repeat_leaves_only_the_answer() {
+    // Scripted model (a loopback server replaying fixed replies), the real mock upstream.
+    let s = schema("github");
+    let (_mock, url) = common::mock_upstream(&s);
+    let op = json!({"name": "execute", "arguments": {"operation": "query { viewer { login } }"}});
+    let (chat_url, shared) = scripted(
+        vec![
+            openai_text(&op.to_string(), 100),
+            openai_text(&op.to_string(), 100),
+            openai_text(
+                &json!({"name": "answer", "arguments": {"answer": {"login": "x"}}}).to_string(),
+                100,
+            ),
+        ],
+        None,
+    );
+    let (out, v) = agent(
+        &[
+            "What is my login?",
+            "--schema",
+            &s,
+            "--endpoint",
+            &url,
+            "--model-url",
+            &chat_url,
+            "--tool-protocol",
+            "json",
+            "--answer-schema",
+            r#"{"type":"object","properties":{"login":{"type":"string"}},"required":["login"]}"#,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["isError"], false, "{}", steps[0]);
+    let repeat = steps[1]["result"].as_str().unwrap();
+    assert!(repeat.contains("call answer now"), "{repeat}");
+    assert_eq!(v["stop"]["reason"], "answered", "{v}");
+    // The turn after the repeat may write only the answer; the one before it any tool.
+    let g = shared.lock().unwrap();
+    let branches = |i: usize| -> Vec<String> {
+        let schema = &g.seen[i].1["response_format"]["json_schema"]["schema"];
+        schema["anyOf"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|b| b["properties"]["name"]["const"].to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        branches(2),
+        ["\"answer\""],
+        "{:?}",
+        g.seen[2].1["response_format"]
+    );
+    assert!(branches(1).len() > 1, "{:?}", branches(1));
+}

@@ -523,6 +523,19 @@ fn a_lookups_arguments_are_alternatives_the_grammar_takes_one_of() {
         alternatives.contains(&"object.expression") && alternatives.contains(&"object.oid"),
         "{alternatives:?}"
     );
+    // The call prompt says what value each alternative takes (its description), and
+    // nothing more for the arguments that are not alternatives.
+    let text = set.describe();
+    assert!(
+        text.contains(
+            "object.expression: String (A Git revision expression suitable for rev-parse)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("owner: String! (required);") || text.contains("owner: String! (required)\n"),
+        "{text}"
+    );
     // Each branch of the grammar holds at most one of them; one holds neither (the call
     // may not read `object`); the owner and name stay required in every branch.
     let schema = set.arguments_schema(t);

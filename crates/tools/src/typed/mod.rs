@@ -829,11 +829,20 @@ mod tests {
     #[test]
     fn a_question_gives_a_value_after_an_arguments_name() {
         let args = ["id", "slug", "first"];
-        assert!(gives_an_argument("the customer with ID customer-globex?", &args));
+        assert!(gives_an_argument(
+            "the customer with ID customer-globex?",
+            &args
+        ));
         assert!(gives_an_argument("(team id: team-engineering)", &args));
         assert!(!gives_an_argument("the id of every customer", &args));
-        assert!(!gives_an_argument("list the first 10 customers", &args), "paging");
-        assert!(!gives_an_argument("the customer with ID customer-globex", &["login"]));
+        assert!(
+            !gives_an_argument("list the first 10 customers", &args),
+            "paging"
+        );
+        assert!(!gives_an_argument(
+            "the customer with ID customer-globex",
+            &["login"]
+        ));
     }
 
     #[test]

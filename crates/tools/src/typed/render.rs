@@ -129,14 +129,15 @@ impl TypedToolSet {
                 .iter()
                 .map(|a| {
                     format!(
-                        "{}: {}{}",
+                        "{}: {}{}{}",
                         a.key,
                         self.short_type(a),
                         if a.required && a.at.is_empty() {
                             " (required)"
                         } else {
                             ""
-                        }
+                        },
+                        alternative_note(a)
                     )
                 })
                 .collect();
@@ -157,6 +158,25 @@ impl TypedToolSet {
         }
         out
     }
+}
+
+/// A lookup's alternative says what value it takes, from its description (` (IID of the
+/// Pipeline. For example, "1")`, at most 100 characters): the call names the thing by a
+/// value, and the alternatives' names alone did not tell the 1.5B model which one a
+/// value is (`pipeline.id` for "pipeline #98231", `id` for a slug).
+fn alternative_note(a: &super::TypedArg) -> String {
+    let Some(d) = a.schema.get("description").and_then(|d| d.as_str()) else {
+        return String::new();
+    };
+    let d = d.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !a.alternative || d.is_empty() {
+        return String::new();
+    }
+    let mut short: String = d.chars().take(100).collect();
+    if short.len() < d.len() {
+        short.push('…');
+    }
+    format!(" ({})", short.trim_end_matches('.'))
 }
 
 /// Fold chains of one-key objects into dotted keys, drop `__typename`, cut lists after
