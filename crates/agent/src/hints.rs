@@ -156,19 +156,24 @@ const COMPOSED: [char; 3] = ['/', ':', '#'];
 /// A call to run `example` (the operation search_schema showed), as the JSON a model
 /// replies with: its variables taken from `given` (what the model passed to its own
 /// failing call) where it names them, a composed identifier copied into two string
-/// variables split (`owner: "octocat", name: "octocat/example"` → `name: "example"`).
-/// None when the model gave none of them: a call to copy must carry real values.
-pub fn run_example(example: &str, given: Option<&Value>) -> Option<String> {
+/// variables split (`owner: "octocat", name: "octocat/example"` → `name: "example"`);
+/// one it did not give is `"<name>"`, and the line says to replace it with the value
+/// from the question.
+pub fn run_example(example: &str, given: Option<&Value>) -> String {
     let declared = declared_variables(example);
     let given = given.and_then(Value::as_object);
     let mut vars = Map::new();
+    let mut missing = false;
     for (name, _) in &declared {
-        if let Some(v) = given.and_then(|g| g.get(name)) {
-            vars.insert(name.clone(), v.clone());
+        match given.and_then(|g| g.get(name)) {
+            Some(v) => {
+                vars.insert(name.clone(), v.clone());
+            }
+            None => {
+                missing = true;
+                vars.insert(name.clone(), Value::String(format!("<{name}>")));
+            }
         }
-    }
-    if vars.is_empty() && !declared.is_empty() {
-        return None;
     }
     let strings: Vec<&String> = declared
         .iter()
@@ -194,9 +199,12 @@ pub fn run_example(example: &str, given: Option<&Value>) -> Option<String> {
         }
     }
     let call = json!({"name": "execute", "arguments": {"operation": example, "variables": vars}});
-    Some(format!(
-        "The operation search_schema showed reads what it found. To run it, reply with: {call}"
-    ))
+    let fill = if missing {
+        " (in the call below, replace each \"<…>\" with its value from the question)"
+    } else {
+        ""
+    };
+    format!("The operation search_schema showed reads what it found{fill}. To run it, reply with: {call}")
 }
 
 #[cfg(test)]
@@ -209,8 +217,7 @@ mod tests {
         let line = run_example(
             op,
             Some(&json!({"name": "octocat/example", "owner": "octocat", "x": 1})),
-        )
-        .expect("the model gave the variables");
+        );
         let call: Value =
             serde_json::from_str(line.split("reply with: ").nth(1).unwrap_or_default())
                 .expect("the call is JSON a model can copy");
@@ -221,13 +228,15 @@ mod tests {
             json!({"name": "example", "owner": "octocat"}),
             "the composed name is split; a variable the operation does not declare is dropped"
         );
+        assert!(!line.contains("replace each"), "{line}");
+        let blank = run_example(op, Some(&json!({"login": "x"})));
+        assert!(blank.contains("replace each"), "{blank}");
+        assert!(blank.contains(r#""owner":"<owner>""#), "{blank}");
+        let bare = run_example("{ viewer { login } }", None);
         assert!(
-            run_example(op, None).is_none(),
-            "no values: nothing to copy"
+            bare.contains("\"variables\":{}") && !bare.contains("replace each"),
+            "{bare}"
         );
-        assert!(run_example(op, Some(&json!({"login": "x"}))).is_none());
-        let bare = run_example("{ viewer { login } }", None).expect("no variables needed");
-        assert!(bare.contains("\"variables\":{}"), "{bare}");
     }
 
     #[test]

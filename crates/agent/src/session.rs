@@ -612,7 +612,10 @@ fn example_hint(st: &RunState, call: &ToolCall) -> Option<String> {
     if !navigates || ran_it {
         return None;
     }
-    crate::hints::run_example(example, call.arguments.get("variables"))
+    Some(crate::hints::run_example(
+        example,
+        call.arguments.get("variables"),
+    ))
 }
 
 struct RunState {

@@ -983,7 +983,13 @@ fn a_failing_execute_is_answered_with_the_searched_operation_to_run() {
     assert_eq!(call["arguments"]["operation"], example);
     for (name, value) in call["arguments"]["variables"].as_object().unwrap() {
         assert!(example.contains(&format!("${name}:")), "{name} is declared");
-        assert_eq!(value, "b1", "the value the model gave");
+        // The value the model gave for `id`; any other is left for it to fill.
+        let want = if name == "id" {
+            "b1".to_string()
+        } else {
+            format!("<{name}>")
+        };
+        assert_eq!(value, &want);
     }
 }
 
