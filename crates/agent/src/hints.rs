@@ -150,9 +150,6 @@ fn declared_variables(operation: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Separators of a composed identifier (`owner/name`).
-const COMPOSED: [char; 3] = ['/', ':', '#'];
-
 /// A call to run `example` (the operation search_schema showed), as the JSON a model
 /// replies with: its variables taken from `given` (what the model passed to its own
 /// failing call) where it names them, a composed identifier copied into two string
@@ -188,10 +185,8 @@ pub fn run_example(example: &str, given: Option<&Value>) -> String {
             ) else {
                 continue;
             };
-            let rest = va
-                .strip_prefix(vb)
-                .and_then(|r| r.strip_prefix(COMPOSED))
-                .filter(|r| a != b && !r.is_empty())
+            let rest = gqlnav_tools::composed_remainder(va, vb)
+                .filter(|_| a != b)
                 .map(str::to_string);
             if let Some(rest) = rest {
                 vars.insert((*a).clone(), Value::String(rest));

@@ -57,8 +57,8 @@ pub use toolbox::{
     Indexed, OperationSchema, Toolbox, ToolboxError, DEFAULT_RENDERING,
 };
 pub use typed::{
-    render_data, words as name_words, FieldPath, Step, TypedArg, TypedCall, TypedOptions,
-    TypedTool, TypedToolSet, Written,
+    composed_remainder, render_data, words as name_words, FieldPath, Step, TypedArg, TypedCall,
+    TypedOptions, TypedTool, TypedToolSet, Written,
 };
 pub use util::{cap_text, make_cursor, read_cursor, Scrubber};
 pub use validate::{

@@ -31,7 +31,7 @@ use serde_json::{json, Map, Value};
 
 pub use path::{FieldPath, Step};
 pub use render::render_data;
-pub use write::{TypedCall, Written};
+pub use write::{composed_remainder, TypedCall, Written};
 
 use crate::compile::{InputCompiler, InputStyle, NullableMode, RefMode};
 use crate::error::ToolError;

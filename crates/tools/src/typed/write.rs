@@ -219,6 +219,19 @@ fn one_route(asked: &[String]) -> (Vec<String>, Vec<String>) {
 /// Separators of a composed identifier (`owner/name`, `scope:name`).
 const COMPOSED: [char; 3] = ['/', ':', '#'];
 
+/// `long` is `short` joined to a remainder by `/`, `:` or `#`, on either side
+/// (`octocat/example` of `octocat`): the remainder. A question names a thing by its
+/// composed identifier and a small model copies it whole into each part.
+pub fn composed_remainder<'a>(long: &'a str, short: &str) -> Option<&'a str> {
+    long.strip_prefix(short)
+        .and_then(|r| r.strip_prefix(COMPOSED))
+        .or_else(|| {
+            long.strip_suffix(short)
+                .and_then(|r| r.strip_suffix(COMPOSED))
+        })
+        .filter(|r| !r.is_empty())
+}
+
 /// Two required string arguments of one field where one value is the other's joined to a
 /// remainder (`owner: "octocat", name: "octocat/example"`): the longer is read as the
 /// remainder (`name: "example"`). A question names a thing by its composed identifier
@@ -242,11 +255,7 @@ fn split_composed(tool: &TypedTool, arguments: &mut Map<String, Value>) -> Vec<S
             ) else {
                 continue;
             };
-            let rest = va
-                .strip_prefix(vb)
-                .and_then(|r| r.strip_prefix(COMPOSED))
-                .or_else(|| va.strip_suffix(vb).and_then(|r| r.strip_suffix(COMPOSED)));
-            if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+            if let Some(rest) = composed_remainder(va, vb) {
                 out.push(format!(
                     "`{}` \"{va}\" read as \"{rest}\" (it repeats `{}` \"{vb}\")",
                     a.key, b.key
