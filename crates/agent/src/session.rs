@@ -493,7 +493,9 @@ impl Session<'_> {
                 self.run_new_call(st, &call).await
             }
         };
-        if is_error {
+        // A repeat once there is data is told to answer; a call to run would contradict it.
+        let answer_now = st.repeated.is_some() && st.out.executes_ok > 0;
+        if is_error && !(answer_now && opts.answer_schema.is_some()) {
             if let Some(line) = example_hint(st, &call) {
                 text.push('\n');
                 text.push_str(&line);
@@ -598,7 +600,6 @@ fn hand_back(st: &mut RunState, reply: &crate::chat::Reply, call: &ToolCall, tex
     }
 }
 
-/// What a run carries from turn to turn.
 /// After a failed search, validate or execute that did not run the operation the last
 /// search page led with: the call that runs it, ready to copy ([`crate::hints::run_example`]).
 /// A 1.5B model left that operation unused and repeated its own failing call until its
@@ -618,6 +619,7 @@ fn example_hint(st: &RunState, call: &ToolCall) -> Option<String> {
     ))
 }
 
+/// What a run carries from turn to turn.
 struct RunState {
     t0: Instant,
     specs: Vec<ToolSpec>,
