@@ -75,7 +75,8 @@ pub enum Stop {
     NoToolCallLoop,
     /// The model back end failed.
     ApiError(String),
-    /// The guard refused the prompt.
+    /// The guard refused a later turn's prompt (a first prompt that does not fit is an
+    /// error: nothing was sent).
     TooLong(String),
 }
 
@@ -348,7 +349,13 @@ impl Session<'_> {
                 &mut st.file,
                 json!({"turn": turn, "refused": e.to_string()}),
             )?;
-            return Err(e);
+            if turn == 1 {
+                return Err(e);
+            }
+            // Later turns end the run with what it did so far (its steps, tokens and
+            // receipt), as a back-end failure does.
+            st.out.turns -= 1;
+            return Ok(Some(Stop::TooLong(e.to_string())));
         }
         let body = self.request(st);
         let reply = match self.client.complete(&body).await {

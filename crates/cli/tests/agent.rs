@@ -1058,3 +1058,52 @@ fn once_an_operation_brought_data_a_repeat_leaves_only_the_answer() {
     );
     assert!(branches(1).len() > 1, "{:?}", branches(1));
 }
+
+#[test]
+fn a_later_prompt_that_outgrows_the_context_ends_the_run_with_what_it_did() {
+    // Scripted model (loopback): ten different searches, each result growing the prompt.
+    let many: Vec<Value> = [
+        "film", "book", "author", "year", "title", "genre", "actor", "review", "rating", "page",
+    ]
+    .iter()
+    .map(|q| openai_call("search_schema", json!({"query": q}), 10))
+    .collect();
+    let (url, _s) = scripted(many, None);
+    let (out, v) = agent(
+        &[
+            "x",
+            "--schema",
+            "builtin:demo",
+            "--model-url",
+            &url,
+            "--context",
+            "2500",
+            "--max-reply-tokens",
+            "256",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["stop"]["reason"], "too_long", "{v}");
+    assert!(
+        v["stop"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("would not fit"),
+        "{v}"
+    );
+    // The turns before the refusal are kept: their calls and the receipt.
+    let calls = v["toolCalls"].as_u64().unwrap();
+    assert!(calls >= 1 && calls < 10, "{v}");
+    assert_eq!(v["steps"].as_array().unwrap().len() as u64, calls);
+    assert_eq!(
+        v["turns"].as_u64().unwrap(),
+        calls,
+        "the refused turn is not counted"
+    );
+}
