@@ -400,7 +400,7 @@ impl Session<'_> {
     fn request(&self, st: &RunState) -> Value {
         let tools_offered: &[ToolSpec] = if st.json_protocol { &[] } else { &st.specs };
         let action = st.json_protocol.then(|| {
-            let answer_now = st.repeated.is_some() && st.out.executes_ok > 0;
+            let answer_now = st.answer_now();
             let allowed: Vec<ToolSpec> = st
                 .specs
                 .iter()
@@ -501,8 +501,7 @@ impl Session<'_> {
             }
         };
         // A repeat once there is data is told to answer; a call to run would contradict it.
-        let answer_now = st.repeated.is_some() && st.out.executes_ok > 0;
-        if is_error && !(answer_now && opts.answer_schema.is_some()) {
+        if is_error && !(st.answer_now() && opts.answer_schema.is_some()) {
             if let Some(line) = example_hint(st, &call) {
                 text.push('\n');
                 text.push_str(&line);
@@ -650,4 +649,12 @@ struct RunState {
     /// The operation the last search_schema page led with (it reads the top hits).
     example: Option<String>,
     meter: TokenMeter,
+}
+
+impl RunState {
+    /// The last call repeated an earlier one after an operation brought data: the model
+    /// is told to answer, and under the JSON protocol may write only the answer.
+    fn answer_now(&self) -> bool {
+        self.repeated.is_some() && self.out.executes_ok > 0
+    }
 }
