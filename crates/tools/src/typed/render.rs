@@ -162,14 +162,16 @@ impl TypedToolSet {
 
 /// A lookup's alternative says what value it takes, from its description (` (IID of the
 /// Pipeline. For example, "1")`, at most 100 characters): the call names the thing by a
-/// value, and the alternatives' names alone did not tell the 1.5B model which one a
-/// value is (`pipeline.id` for "pipeline #98231", `id` for a slug).
+/// value, and the alternatives' names alone do not say which one a value is. The 1.5B
+/// model still took the first (`pipeline.id` for "pipeline #98231") with these shown
+/// (docs/agent.md); a larger model can read them.
 fn alternative_note(a: &super::TypedArg) -> String {
-    let Some(d) = a.schema.get("description").and_then(|d| d.as_str()) else {
+    let described = a.schema.get("description").and_then(|d| d.as_str());
+    let Some(d) = described.filter(|_| a.alternative) else {
         return String::new();
     };
     let d = d.split_whitespace().collect::<Vec<_>>().join(" ");
-    if !a.alternative || d.is_empty() {
+    if d.is_empty() {
         return String::new();
     }
     let mut short: String = d.chars().take(100).collect();
