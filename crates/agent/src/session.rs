@@ -277,6 +277,11 @@ impl Session<'_> {
             task,
         );
         let file = self.open_transcript()?;
+        let task_example = if opts.inline || opts.slice_budgets.is_some() {
+            None
+        } else {
+            task_example(&self.tools, task, opts.answer_schema.as_ref())
+        };
         let receipt = Receipt {
             model: self.client.model.clone(),
             provider: self.client.provider.name().into(),
@@ -317,6 +322,7 @@ impl Session<'_> {
             searches: 0,
             shown: String::new(),
             example: None,
+            task_example,
             meter,
         })
     }
@@ -544,7 +550,16 @@ impl Session<'_> {
         }
         if call.name == NavTool::Search.name() {
             st.searches += 1;
-            if let Some(op) = o.structured.as_ref().and_then(|s| s["example"].as_str()) {
+            let page = o.structured.as_ref().and_then(|s| s["example"].as_str());
+            if let (Some(page), Some(task)) = (page, &st.task_example) {
+                o.text = o.text.replacen(
+                    &format!("Reads the top hits (execute with its variables): {page}"),
+                    &format!("Reads what the task asks (execute with its variables): {task}"),
+                    1,
+                );
+                st.shown.push_str(task);
+                st.example = Some(task.clone());
+            } else if let Some(op) = page {
                 st.example = Some(op.to_string());
             }
         }
@@ -625,6 +640,20 @@ fn example_hint(st: &RunState, call: &ToolCall) -> Option<String> {
     ))
 }
 
+/// The operation the task's own typed tools write (the tool its menu leads with, reading
+/// the paths that hold the answer's keys, its arguments as variables), on one line. A
+/// search page leads with an operation for the searched words alone, fitted to no answer
+/// (`organization(login:) { login }` for a question about packages): the 1.5B model
+/// copied it and answered from data that did not hold the answer (docs/agent.md).
+fn task_example(tools: &Toolbox, task: &str, answer: Option<&Value>) -> Option<String> {
+    let set = tools
+        .typed_tools_for(task, &gqlnav_tools::TypedOptions::default(), answer)
+        .ok()?;
+    let generation = tools.generation();
+    set.example_for(&generation.graph.schema, Some(task), answer)
+        .map(|op| op.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// What a run carries from turn to turn.
 struct RunState {
     t0: Instant,
@@ -648,6 +677,9 @@ struct RunState {
     shown: String,
     /// The operation the last search_schema page led with (it reads the top hits).
     example: Option<String>,
+    /// The operation the task's typed tools write ([`task_example`]): every search page
+    /// leads with it instead of the page's own.
+    task_example: Option<String>,
     meter: TokenMeter,
 }
 

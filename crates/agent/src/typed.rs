@@ -244,6 +244,9 @@ struct TypedRun {
     turns: usize,
     /// The tool is still to be chosen from the menu (more than one is offered).
     choose: bool,
+    /// The tools the menu offered and the model did not choose (offered again when the
+    /// chosen one needs a value the question does not say).
+    others: Vec<gqlnav_tools::TypedTool>,
 }
 
 impl Session<'_> {
@@ -368,6 +371,7 @@ impl Session<'_> {
             meter,
             turns: TYPED_TURNS.min(opts.max_turns).max(1),
             choose: set_len > 1,
+            others: Vec::new(),
         })
     }
 
@@ -544,10 +548,10 @@ impl Session<'_> {
         if names.len() == 1 && st.set.tools.len() > 1 {
             // The question names one thing and one tool reads one thing: no turn needed.
             let all: Vec<String> = st.set.tools.iter().map(|t| t.name.clone()).collect();
-            st.set.tools.retain(|t| t.name == names[0]);
+            keep_only(st, &names[0]);
             st.messages[0] = Message::new(Role::System, typed_system(&st.set, &st.answer));
             let text = format!(
-                "chose `{}` of {}: the question names one thing by a value, and it is the one tool that reads one thing",
+                "chose `{}` of {}: the question names one thing by a value, and this is the one tool its menu holds",
                 names[0],
                 all.join(", ")
             );
@@ -579,7 +583,7 @@ impl Session<'_> {
             .filter(|n| names.contains(n));
         let text = match &chosen {
             Some(n) => {
-                st.set.tools.retain(|t| &t.name == n);
+                keep_only(st, n);
                 st.messages[0] = Message::new(Role::System, typed_system(&st.set, &st.answer));
                 format!("chose `{n}` of {}", names.join(", "))
             }
@@ -606,6 +610,8 @@ impl Session<'_> {
         let key = action.to_string();
         let (text, is_error) = if let Some(prev) = st.seen.get(&key) {
             (format!("This is the call of turn {prev}; its data has not changed. Answer from it, or choose other arguments or fields."), true)
+        } else if let Some(said) = unsaid_value(&st.set, &st.task, &action) {
+            (self.offer_others(st, &name, &said), true)
         } else {
             st.seen.insert(key, turn);
             self.typed_execute(st, &action).await
@@ -640,6 +646,22 @@ impl Session<'_> {
             format!("Result of {name}:\n{text}\n{follow}"),
         ));
         Ok(())
+    }
+
+    /// The chosen tool needs a value the question does not say ([`unsaid_value`]): the
+    /// tools the menu did not choose are offered again, without it. Says what happened.
+    fn offer_others(&self, st: &mut TypedRun, tool: &str, said: &str) -> String {
+        let head = format!(
+            "Not run: `{said}` is not a value the question says, and `{tool}` needs one it names."
+        );
+        if st.others.is_empty() {
+            return format!("{head} Use a value from the question.");
+        }
+        st.set.tools = std::mem::take(&mut st.others);
+        st.choose = st.set.tools.len() > 1;
+        st.messages[0] = Message::new(Role::System, typed_system(&st.set, &st.answer));
+        let names: Vec<&str> = st.set.tools.iter().map(|t| t.name.as_str()).collect();
+        format!("{head} Choose another tool: {}.", names.join(", "))
     }
 
     async fn typed_execute(&self, st: &mut TypedRun, action: &Value) -> (String, bool) {
@@ -697,6 +719,49 @@ impl Session<'_> {
         }
         (text, false)
     }
+}
+
+/// Narrow the set to the chosen tool, keeping the others for [`Session::offer_others`].
+fn keep_only(st: &mut TypedRun, name: &str) {
+    let (chosen, others): (Vec<_>, Vec<_>) = std::mem::take(&mut st.set.tools)
+        .into_iter()
+        .partition(|t| t.name == name);
+    st.set.tools = chosen;
+    st.others = others;
+}
+
+/// The first argument of `action` that names the thing it reads (a root argument that is
+/// required or one of a lookup's alternatives, a string, not an enum) with a value the
+/// question does not say: a word of the value that is not in the question
+/// (`todo(id: "12345")` for "my pending to-do items", `node(id: "your_store_id")` for
+/// "my store's name"). The 1.5B model invented such values when it chose a lookup for a
+/// question that names none (docs/agent.md); `slug: "example-enterprise"` for "the
+/// example enterprise" is said.
+fn unsaid_value(set: &TypedToolSet, task: &str, action: &Value) -> Option<String> {
+    let tool = set.get(action["action"].as_str()?)?;
+    let question = task.to_lowercase();
+    let args = action["arguments"].as_object()?;
+    tool.args
+        .iter()
+        .filter(|a| a.at.is_empty() && (a.required || a.alternative))
+        .filter(|a| {
+            // A custom scalar (`TodoID`) is a `$ref` to a string; an enum or input object
+            // is not a value the question says word for word.
+            let def = a.schema["$ref"]
+                .as_str()
+                .and_then(|r| r.rsplit('/').next())
+                .and_then(|n| set.defs.get(n));
+            let s = def.unwrap_or(&a.schema);
+            s.get("enum").is_none() && s["type"] != "object"
+        })
+        .find_map(|a| {
+            let v = args.get(&a.key)?.as_str()?;
+            let unsaid = v
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| !w.is_empty() && !question.contains(w));
+            unsaid.then(|| format!("{}: {}", a.key, Value::String(v.to_string())))
+        })
 }
 
 /// The system prompt of the answer turn.

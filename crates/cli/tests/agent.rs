@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use common::{bin, schema, upstream};
 
@@ -724,7 +724,8 @@ fn branches(body: &Value) -> Vec<String> {
 fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_grammar() {
     let s = schema("github");
     let (_mock, url) = common::mock_upstream(&s);
-    let q = "How many stargazers does the repository octocat/hello-world have?";
+    // No root field is named right before the value: the menu turn is the model's.
+    let q = "How many stargazers does octocat/hello-world have?";
     let (tool, path, req) = typed_pick(&s, q, "stargazer");
     let call = json!({"action": tool, "arguments": typed_args(&req), "fields": [path]});
     let (chat_url, shared) = scripted(
@@ -967,8 +968,8 @@ fn a_failing_execute_is_answered_with_the_searched_operation_to_run() {
     let example = page
         .lines()
         .next()
-        .and_then(|l| l.strip_prefix("Reads the top hits (execute with its variables): "))
-        .expect("the search page leads with an operation");
+        .and_then(|l| l.strip_prefix("Reads what the task asks (execute with its variables): "))
+        .expect("the search page leads with the task's operation");
     let failed = steps[1]["result"].as_str().unwrap();
     assert_eq!(steps[1]["isError"], true);
     let call: Value = serde_json::from_str(
@@ -1106,4 +1107,93 @@ fn a_later_prompt_that_outgrows_the_context_ends_the_run_with_what_it_did() {
         calls,
         "the refused turn is not counted"
     );
+}
+
+#[test]
+fn a_call_with_a_value_the_question_does_not_say_offers_the_other_tools() {
+    // Scripted model (a loopback server replaying fixed replies), the real mock upstream.
+    let s = schema("github");
+    let (_mock, url) = common::mock_upstream(&s);
+    let q = "How many stargazers does my favourite repository have?";
+    let out = Command::new(bin())
+        .args(["tools", "--schema", &s, "--typed", "--for", q, "--json"])
+        .output()
+        .unwrap();
+    let set: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = set["tools"].as_array().unwrap();
+    assert!(tools.len() >= 3, "a menu that stays a menu: {set}");
+    let lookup = tools
+        .iter()
+        .find(|t| {
+            t["args"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|a| a["required"] == true && a["at"] == ""))
+        })
+        .expect("a tool that needs an argument");
+    let name = lookup["name"].as_str().unwrap();
+    let invented: Map<String, Value> = lookup["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["required"] == true && a["at"] == "")
+        .map(|a| {
+            (
+                a["key"].as_str().unwrap().to_string(),
+                json!("your_value_here"),
+            )
+        })
+        .collect();
+    let call = json!({"action": name, "arguments": invented, "fields": [lookup["paths"][0]]});
+    let (chat_url, shared) = scripted(
+        vec![
+            openai_text(&json!({ "tool": name }).to_string(), 300),
+            openai_text(&call.to_string(), 600),
+        ],
+        None,
+    );
+    let schema_json = r#"{"type":"object","properties":{"stars":{"type":"integer"}}}"#;
+    let (out, v) = agent(
+        &[
+            q,
+            "--schema",
+            &s,
+            "--endpoint",
+            &url,
+            "--model-url",
+            &chat_url,
+            "--strategy",
+            "typed",
+            "--answer-schema",
+            schema_json,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["tool"], name, "{v}");
+    assert_eq!(steps[1]["isError"], true);
+    let said = steps[1]["result"].as_str().unwrap();
+    assert!(
+        said.contains("is not a value the question says") && said.contains("Choose another tool"),
+        "{said}"
+    );
+    assert_eq!(
+        v["executesOk"], 0,
+        "the invented value never reached the upstream"
+    );
+    // The next turn is the menu again, without the tool that needed a value.
+    let seen = shared.lock().unwrap().seen.clone();
+    let menu = &seen[2].1["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"];
+    let names: Vec<&str> = menu
+        .as_array()
+        .expect("a menu turn")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(!names.is_empty() && !names.contains(&name), "{names:?}");
 }

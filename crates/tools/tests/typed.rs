@@ -691,3 +691,31 @@ fn the_search_page_leads_with_an_example_operation_that_validates() {
     }
     assert!(shown >= 4, "only {shown} pages had an example");
 }
+
+#[test]
+fn a_tasks_example_reads_what_its_answer_holds_and_validates() {
+    let tb = common::toolbox("github");
+    let q = "How many stars and forks does the repository octocat/hello-world have?";
+    let answer = json!({"type": "object", "properties": {
+        "stargazerCount": {"type": "integer"}, "forkCount": {"type": "integer"}}});
+    let set = tb
+        .typed_tools_for(q, &TypedOptions::default(), Some(&answer))
+        .expect("typed tools");
+    let schema = &tb.generation().graph.schema;
+    let op = set
+        .example_for(schema, Some(q), Some(&answer))
+        .expect("an example");
+    // The tool the question names before its value, reading both answer keys.
+    assert!(op.contains("repository("), "{op}");
+    for leaf in ["stargazerCount", "forkCount"] {
+        assert!(op.contains(leaf), "{leaf} in {op}");
+    }
+    let v = tb.validate(&OperationRequest {
+        operation: op.clone(),
+        variables: Some(json!({"owner": "octocat", "name": "hello-world"})),
+        operation_name: None,
+    });
+    assert!(!v.is_error, "{op}\n{}", v.text);
+    // Without a task it is the first tool's first path, as the search page shows it.
+    assert_eq!(set.example_for(schema, None, None), set.example(schema));
+}

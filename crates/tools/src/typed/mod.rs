@@ -19,6 +19,7 @@ mod choose;
 mod fit;
 mod path;
 mod render;
+mod values;
 mod write;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,7 @@ use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 use choose::{Builder, Entry};
 use path::field_def;
+use values::{gives_an_argument, named_root, names_a_value};
 
 /// Bounds of a typed tool set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -438,12 +440,24 @@ fn choose_roots(
 ) -> Vec<String> {
     let ranked = b.roots();
     let mut roots: Vec<String> = Vec::new();
+    let usable = b.schema.get_object(&b.root_type).into_iter().flat_map(|o| {
+        o.fields
+            .values()
+            .filter(|f| !f.directives.has("deprecated"))
+            .map(|f| f.name.as_str())
+    });
+    if let Some(named) = named_root(question, usable) {
+        roots.push(named.to_string());
+    }
     if gqlnav_search::addresses_caller(graph, question) {
         let callers: Vec<String> = gqlnav_search::caller_roots(graph)
             .into_iter()
             .filter_map(|(c, _)| c.split_once('.').map(|(_, f)| f.to_string()))
             .collect();
-        if let Some(c) = ranked.iter().find(|r| callers.contains(r)) {
+        if let Some(c) = ranked
+            .iter()
+            .find(|r| callers.contains(r) && !roots.contains(r))
+        {
             roots.push(c.clone());
         }
     }
@@ -542,7 +556,7 @@ impl Toolbox {
                     Entry::Leaf(_) => None,
                 })
                 .collect();
-            let args = tool_args(
+            let mut args = tool_args(
                 schema,
                 def,
                 &paths,
@@ -550,6 +564,7 @@ impl Toolbox {
                 &question_words,
                 opts.filters,
             );
+            values::order_alternatives(&mut args, question);
             let (item, many) = b.reads(def);
             tools.push(TypedTool {
                 item,
@@ -595,7 +610,15 @@ impl TypedToolSet {
     /// gold operation reads one thing in 22 of 24 (dev) and 31 of 34 (held out); the
     /// 1.5B model chose a list tool for `the issue with id 'issue-eng-1023'` and `the
     /// "running-shoes" category` with the lookup first in its menu (docs/agent.md).
+    ///
+    /// A tool the question names right before a value ([`named_root`]: "for product
+    /// \"UHJ…\"") is the menu alone.
     pub fn menu_tools(&self, question: &str) -> Vec<&TypedTool> {
+        if let Some(t) = named_root(question, self.tools.iter().map(|t| t.name.as_str()))
+            .and_then(|n| self.get(n))
+        {
+            return vec![t];
+        }
         let one: Vec<&TypedTool> = self.tools.iter().filter(|t| !t.many).collect();
         let arguments: Vec<&str> = one
             .iter()
@@ -716,83 +739,6 @@ impl TypedToolSet {
     }
 }
 
-/// The question names a thing by a value: a double-quoted span, a single-quoted word
-/// (`'issue-eng-1023'`, not an apostrophe), `#` and a number (`#4521`), or a word that
-/// reads as an identifier ([`identifier_like`]: `octocat/example`, `ENG-902`).
-pub fn names_a_value(question: &str) -> bool {
-    if question.split_whitespace().any(identifier_like) {
-        return true;
-    }
-    let parts: Vec<&str> = question.split('"').collect();
-    if parts.len() >= 3
-        && parts
-            .iter()
-            .skip(1)
-            .step_by(2)
-            .take(parts.len() / 2)
-            .any(|p| !p.trim().is_empty())
-    {
-        return true;
-    }
-    let chars: Vec<char> = question.chars().collect();
-    let single = chars.iter().enumerate().any(|(i, &c)| {
-        c == '\''
-            && (i == 0 || chars[i - 1].is_whitespace())
-            && chars[i + 1..]
-                .iter()
-                .position(|&d| d == '\'' || d.is_whitespace())
-                .is_some_and(|j| {
-                    let end = i + 1 + j;
-                    j > 0
-                        && chars[end] == '\''
-                        && chars.get(end + 1).is_none_or(|n| !n.is_alphanumeric())
-                })
-    });
-    let number = chars
-        .windows(2)
-        .any(|w| w[0] == '#' && w[1].is_ascii_digit());
-    single || number
-}
-
-/// The question gives a value right after saying the name of one of `arguments` (a
-/// lookup's): a word with a digit, `-` or `_` after the name ("the customer with ID
-/// customer-globex", "(team ID: team-engineering)", "code WELCOME10"). Paging arguments
-/// (`first 10`) are not a thing's name. Over the 328 bundled and held-out questions with
-/// a gold operation, taking every root field's arguments: 4 more questions whose gold
-/// reads one thing name a value this way, none that reads a list.
-fn gives_an_argument(question: &str, arguments: &[&str]) -> bool {
-    const PAGING: [&str; 4] = ["first", "last", "after", "before"];
-    let words: Vec<&str> = question
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .collect();
-    words.windows(2).any(|w| {
-        arguments
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(w[0]) && !PAGING.contains(a))
-            && w[1].contains(|c: char| c.is_ascii_digit() || c == '-' || c == '_')
-    })
-}
-
-/// A word of a question that reads as an identifier, not prose: parts joined by `/`
-/// where one part has four characters or more (`octocat/example`, `gid://shop/Order/4`;
-/// not `CI/CD`, `and/or`), or letters and digits joined by `-`, `_` or `:` (`ENG-902`,
-/// `team-1`; not `2025-01-01`, `built-in`). Measured over the 328 bundled and held-out
-/// questions with a gold operation: of the 246 whose gold root field reads one thing,
-/// 145 name a value with this rule (50 without it); of the 82 that read a list, it adds
-/// none (8 by quotes alone).
-fn identifier_like(word: &str) -> bool {
-    let w = word.trim_matches(|c: char| !c.is_alphanumeric());
-    let slash = w.contains('/')
-        && w.split('/').filter(|p| !p.is_empty()).count() >= 2
-        && w.split('/')
-            .any(|p| p.chars().filter(|c| c.is_alphanumeric()).count() >= 4);
-    let joined = w.contains(['-', '_', ':'])
-        && w.chars().any(|c| c.is_ascii_digit())
-        && w.chars().any(char::is_alphabetic);
-    slash || joined
-}
-
 /// Two words name the same thing: equal, or one starts the other and both have at least
 /// four letters (`team` ~ `teams`, `release` ~ `released`).
 pub(crate) fn close(a: &str, b: &str) -> bool {
@@ -820,52 +766,4 @@ pub fn words(name: &str) -> Vec<String> {
         out.push(cur);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{gives_an_argument, names_a_value};
-
-    #[test]
-    fn a_question_gives_a_value_after_an_arguments_name() {
-        let args = ["id", "slug", "first"];
-        assert!(gives_an_argument(
-            "the customer with ID customer-globex?",
-            &args
-        ));
-        assert!(gives_an_argument("(team id: team-engineering)", &args));
-        assert!(!gives_an_argument("the id of every customer", &args));
-        assert!(
-            !gives_an_argument("list the first 10 customers", &args),
-            "paging"
-        );
-        assert!(!gives_an_argument(
-            "the customer with ID customer-globex",
-            &["login"]
-        ));
-    }
-
-    #[test]
-    fn a_question_names_a_value_by_quotes_or_a_number() {
-        for q in [
-            "What is the chain of parent categories above the \"running-shoes\" category?",
-            "How many attachments does the issue with id 'issue-eng-1023' have?",
-            "Who is assigned to issue #4521 in gitlab-org/gitlab?",
-            "Which discussions in the octocat/example repository are locked?",
-            "Who is subscribed to issue ENG-99?",
-            "What is the status of draft order gid://shopify/DraftOrder/276395349?",
-        ] {
-            assert!(names_a_value(q), "{q}");
-        }
-        for q in [
-            "What issues are currently assigned to me?",
-            "What are octocat's repositories, and don't list forks",
-            "List the 5 newest issues",
-            "An empty \"\" quote",
-            "Which CI/CD pipelines and/or jobs failed since 2025-01-01?",
-            "Which built-in roles exist?",
-        ] {
-            assert!(!names_a_value(q), "{q}");
-        }
-    }
 }

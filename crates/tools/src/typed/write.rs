@@ -155,7 +155,22 @@ impl TypedToolSet {
     /// required arguments as variables (`query Typed($owner: String!, …) {…}`): how to
     /// reach what the set was chosen for, for a client that writes GraphQL itself.
     pub fn example(&self, schema: &Schema) -> Option<String> {
-        let tool = self.tools.first()?;
+        self.example_for(schema, None, None)
+    }
+
+    /// [`TypedToolSet::example`] for a task: the first tool of its menu
+    /// ([`TypedToolSet::menu_tools`]), reading the paths that hold `answer`'s keys
+    /// ([`TypedToolSet::answer_paths`]) when there are any.
+    pub fn example_for(
+        &self,
+        schema: &Schema,
+        question: Option<&str>,
+        answer: Option<&Value>,
+    ) -> Option<String> {
+        let tool = match question {
+            Some(q) => *self.menu_tools(q).first()?,
+            None => self.tools.first()?,
+        };
         // Placeholders (only the operation's text is shown): the required arguments and
         // the first of a root lookup's alternatives.
         let lookup = tool.args.iter().find(|a| a.alternative && a.at.is_empty());
@@ -165,11 +180,16 @@ impl TypedToolSet {
             .filter(|a| a.required || lookup.is_some_and(|l| l.key == a.key))
             .map(|a| (a.key.clone(), Value::Bool(true)))
             .collect();
-        let candidates: Vec<Vec<String>> = if tool.paths.is_empty() {
-            vec![Vec::new()]
-        } else {
-            tool.paths.iter().map(|p| vec![p.clone()]).collect()
-        };
+        let fitted = answer
+            .map(|a| self.answer_paths(&tool.name, a, &[]))
+            .unwrap_or_default();
+        let mut candidates: Vec<Vec<String>> = tool.paths.iter().map(|p| vec![p.clone()]).collect();
+        if !fitted.is_empty() {
+            candidates.insert(0, fitted);
+        }
+        if candidates.is_empty() {
+            candidates.push(Vec::new());
+        }
         candidates.into_iter().find_map(|fields| {
             let call = TypedCall {
                 tool: tool.name.clone(),
