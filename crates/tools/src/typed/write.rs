@@ -172,12 +172,19 @@ impl TypedToolSet {
             None => self.tools.first()?,
         };
         // Placeholders (only the operation's text is shown): the required arguments and
-        // the first of a root lookup's alternatives.
-        let lookup = tool.args.iter().find(|a| a.alternative && a.at.is_empty());
+        // the first of each lookup's alternatives (`object(expression:)` on a path
+        // through `object`: without one it finds nothing).
+        let mut lookups: Vec<&str> = Vec::new();
         let arguments: Map<String, Value> = tool
             .args
             .iter()
-            .filter(|a| a.required || lookup.is_some_and(|l| l.key == a.key))
+            .filter(|a| {
+                let first = a.alternative && !lookups.contains(&a.at.as_str());
+                if first {
+                    lookups.push(&a.at);
+                }
+                a.required || first
+            })
             .map(|a| (a.key.clone(), Value::Bool(true)))
             .collect();
         let fitted = answer
