@@ -150,6 +150,54 @@ fn declared_variables(operation: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Two `String!`/`ID!` variables of `declared` where one value is the other's joined to a
+/// remainder (`owner: "octocat", name: "octocat/example"`): the longer becomes the
+/// remainder (`name: "example"`), as the typed writer reads a lookup's arguments
+/// ([`gqlnav_tools::composed_remainder`]). Says what it read, one line each.
+fn split_composed(declared: &[(String, String)], vars: &mut Map<String, Value>) -> Vec<String> {
+    let strings: Vec<&String> = declared
+        .iter()
+        .filter(|(_, t)| matches!(t.as_str(), "String!" | "ID!"))
+        .map(|(n, _)| n)
+        .collect();
+    let mut said = Vec::new();
+    for a in &strings {
+        for b in &strings {
+            let (Some(va), Some(vb)) = (
+                vars.get(*a).and_then(Value::as_str),
+                vars.get(*b).and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let rest = gqlnav_tools::composed_remainder(va, vb)
+                .filter(|_| a != b)
+                .map(str::to_string);
+            if let Some(rest) = rest {
+                said.push(format!(
+                    "(variable `{a}` \"{va}\" read as \"{rest}\": it repeats `{b}` \"{vb}\")"
+                ));
+                vars.insert((*a).clone(), Value::String(rest));
+            }
+        }
+    }
+    said
+}
+
+/// An execute call's variables with a composed identifier split ([`split_composed`]):
+/// the 1.5B model copied `octocat/example` into `name` beside `owner: "octocat"` in the
+/// call gqlnav handed it to copy (docs/agent.md). `None`: nothing to split.
+pub fn split_variables(arguments: &Value) -> Option<(Value, Vec<String>)> {
+    let operation = arguments.get("operation")?.as_str()?;
+    let mut vars = arguments.get("variables")?.as_object()?.clone();
+    let said = split_composed(&declared_variables(operation), &mut vars);
+    if said.is_empty() {
+        return None;
+    }
+    let mut out = arguments.clone();
+    out["variables"] = Value::Object(vars);
+    Some((out, said))
+}
+
 /// A call to run `example` (the operation search_schema showed), as the JSON a model
 /// replies with: its variables taken from `given` (what the model passed to its own
 /// failing call) where it names them, a composed identifier copied into two string
@@ -172,27 +220,7 @@ pub fn run_example(example: &str, given: Option<&Value>) -> String {
             }
         }
     }
-    let strings: Vec<&String> = declared
-        .iter()
-        .filter(|(_, t)| matches!(t.as_str(), "String!" | "ID!"))
-        .map(|(n, _)| n)
-        .collect();
-    for a in &strings {
-        for b in &strings {
-            let (Some(va), Some(vb)) = (
-                vars.get(*a).and_then(Value::as_str),
-                vars.get(*b).and_then(Value::as_str),
-            ) else {
-                continue;
-            };
-            let rest = gqlnav_tools::composed_remainder(va, vb)
-                .filter(|_| a != b)
-                .map(str::to_string);
-            if let Some(rest) = rest {
-                vars.insert((*a).clone(), Value::String(rest));
-            }
-        }
-    }
+    split_composed(&declared, &mut vars);
     let call = json!({"name": "execute", "arguments": {"operation": example, "variables": vars}});
     let fill = if missing {
         " (in the call below, replace each \"<…>\" with its value from the question)"
@@ -205,6 +233,25 @@ pub fn run_example(example: &str, given: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_executed_composed_identifier_is_split_and_said() {
+        let op = "query Q($name: String!, $owner: String!, $n: Int) { repository(name: $name, owner: $owner) { id } }";
+        let args = json!({"operation": op, "variables": {"name": "octocat/example", "owner": "octocat", "n": 1}});
+        let (out, said) = split_variables(&args).expect("split");
+        assert_eq!(out["variables"]["name"], "example");
+        assert_eq!(out["variables"]["owner"], "octocat");
+        assert_eq!(out["operation"], op);
+        assert_eq!(said.len(), 1);
+        assert!(said[0].contains("read as \"example\""), "{said:?}");
+        // Nothing to split: untouched.
+        let plain = json!({"operation": op, "variables": {"name": "example", "owner": "octocat"}});
+        assert!(split_variables(&plain).is_none());
+        // An optional variable is not a lookup's part.
+        let opt = "query Q($a: String, $b: String!) { x(a: $a, b: $b) }";
+        let loose = json!({"operation": opt, "variables": {"a": "o/e", "b": "o"}});
+        assert!(split_variables(&loose).is_none());
+    }
 
     #[test]
     fn a_failing_call_is_answered_with_the_example_to_run() {

@@ -537,9 +537,17 @@ impl Session<'_> {
     /// Run a call not made before: its result (with a hint when it names what no tool
     /// has shown), the counts it moves, capped to the result budget.
     async fn run_new_call(&mut self, st: &mut RunState, call: &ToolCall) -> (String, bool) {
+        let split = (call.name == NavTool::Execute.name())
+            .then(|| crate::hints::split_variables(&call.arguments))
+            .flatten();
+        let arguments = split.as_ref().map_or(&call.arguments, |(a, _)| a);
         let mut o = self
-            .run_tool(&st.specs, &call.name, &call.arguments, st.searches)
+            .run_tool(&st.specs, &call.name, arguments, st.searches)
             .await;
+        for line in split.iter().flat_map(|(_, said)| said) {
+            o.text.push('\n');
+            o.text.push_str(line);
+        }
         if o.is_error {
             if let Some(line) = crate::hints::never_shown(o.structured.as_ref(), &st.shown) {
                 o.text = format!("{line}\n{}", o.text);
