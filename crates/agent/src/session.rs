@@ -420,6 +420,16 @@ impl Session<'_> {
                 &allowed
             })
         });
+        // The answer as the typed strategy's grammar bounds it: a 1.5B model listing ten
+        // commits was cut at its reply limit and left no answer (docs/agent.md).
+        let action = action.map(|mut a| {
+            for b in a["anyOf"].as_array_mut().into_iter().flatten() {
+                if b["properties"]["name"]["const"] == prompt::ANSWER_TOOL {
+                    crate::typed::bound_answer(&mut b["properties"]["arguments"]);
+                }
+            }
+            a
+        });
         self.client.body(
             &st.messages,
             tools_offered,

@@ -141,6 +141,14 @@ fn cap_lists(v: &mut Value) {
     walk(v, false)
 }
 
+/// Bound an answer schema as the typed strategy's answer grammar does: lists to
+/// [`ANSWER_ITEMS`] (nested ones to [`NESTED_ANSWER_ITEMS`]), free strings to
+/// [`MAX_STRING`] characters. For a grammar-constrained navigate turn.
+pub(crate) fn bound_answer(v: &mut Value) {
+    cap_lists(v);
+    cap_strings(v);
+}
+
 /// Longest string a turn may write (chars): a small model that starts repeating a
 /// character in an id or a hash otherwise writes until its reply is cut (1.5B, an `oid`
 /// of 600 characters, docs/agent.md).

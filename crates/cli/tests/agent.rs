@@ -1024,7 +1024,7 @@ fn once_an_operation_brought_data_a_repeat_leaves_only_the_answer() {
             "--tool-protocol",
             "json",
             "--answer-schema",
-            r#"{"type":"object","properties":{"login":{"type":"string"}},"required":["login"]}"#,
+            r#"{"type":"object","properties":{"login":{"type":"string"},"repos":{"type":"array","items":{"type":"string"}}},"required":["login"]}"#,
             "--json",
         ],
         &[],
@@ -1037,6 +1037,21 @@ fn once_an_operation_brought_data_a_repeat_leaves_only_the_answer() {
     let steps = v["steps"].as_array().unwrap();
     assert_eq!(steps[0]["isError"], false, "{}", steps[0]);
     let repeat = steps[1]["result"].as_str().unwrap();
+    {
+        // The answer's grammar is bounded as the typed strategy's: lists and strings.
+        let g = shared.lock().unwrap();
+        let schema = &g.seen[0].1["response_format"]["json_schema"]["schema"];
+        let answer = schema["anyOf"]
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .find(|b| b["properties"]["name"]["const"] == "answer")
+            })
+            .map(|b| &b["properties"]["arguments"]["properties"]["answer"]["properties"])
+            .expect("an answer branch");
+        assert_eq!(answer["repos"]["maxItems"], 5, "{answer}");
+        assert_eq!(answer["login"]["maxLength"], 200, "{answer}");
+    }
     assert!(repeat.contains("call answer now"), "{repeat}");
     assert_eq!(v["stop"]["reason"], "answered", "{v}");
     // The turn after the repeat may write only the answer; the one before it any tool.
