@@ -571,7 +571,7 @@ impl Session<'_> {
             let page = o.structured.as_ref().and_then(|s| s["example"].as_str());
             if let (Some(page), Some(task)) = (page, &st.task_example) {
                 o.text = o.text.replacen(
-                    &format!("Reads the top hits (execute with its variables): {page}"),
+                    &format!("{}{page}", gqlnav_tools::EXAMPLE_LEAD),
                     &format!("Reads what the task asks (execute with its variables): {task}"),
                     1,
                 );

@@ -50,7 +50,7 @@ pub use output::ToolOutput;
 pub use policy::{ExecPolicy, MutationPolicy, ToolsConfig, MAX_SEARCH_LIMIT};
 pub use search::{
     check_query, item_block, name_terms, short_definition, SearchItem, SearchPage, SearchRequest,
-    DEFAULT_SEARCH_LIMIT, FIRST_LOOK_BUDGET_TOKENS, MAX_QUERY_BYTES,
+    DEFAULT_SEARCH_LIMIT, EXAMPLE_LEAD, FIRST_LOOK_BUDGET_TOKENS, MAX_QUERY_BYTES,
 };
 pub use toolbox::{
     default_backend_factory, default_context, in_memory_factory, BackendFactory, Generation,

@@ -91,6 +91,10 @@ pub struct SearchRequest {
 /// Results per `search_schema` page when the call does not say.
 pub const DEFAULT_SEARCH_LIMIT: u32 = 10;
 
+/// The words that lead a search page's first line, before the operation that reads its
+/// top hits (an agent that hands a model another operation replaces what follows them).
+pub const EXAMPLE_LEAD: &str = "Reads the top hits (execute with its variables): ";
+
 /// A token budget that gives a good first look at a whole task as one slice (what the
 /// tool's description suggests).
 pub const FIRST_LOOK_BUDGET_TOKENS: u32 = 4000;
@@ -602,10 +606,7 @@ impl Toolbox {
         };
         if let Some(op) = &example {
             // First: what a client most often needs next, before the long lists.
-            text.insert_str(
-                0,
-                &format!("Reads the top hits (execute with its variables): {op}\n"),
-            );
+            text.insert_str(0, &format!("{EXAMPLE_LEAD}{op}\n"));
         }
         if !items.is_empty() {
             text.push_str(
