@@ -663,24 +663,7 @@ fn an_upstream_that_times_out_is_a_tool_error_and_the_run_goes_on() {
 /// The typed tool set `gqlnav tools --typed` gives for `q`: (tool, a path containing
 /// `want`, the tool's required root arguments).
 fn typed_pick(schema_file: &str, q: &str, want: &str) -> (String, String, Vec<String>) {
-    let out = Command::new(bin())
-        .args([
-            "tools",
-            "--schema",
-            schema_file,
-            "--typed",
-            "--for",
-            q,
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = typed_set(schema_file, q);
     for t in v["tools"].as_array().into_iter().flatten() {
         if let Some(p) = t["paths"]
             .as_array()
@@ -700,6 +683,56 @@ fn typed_pick(schema_file: &str, q: &str, want: &str) -> (String, String, Vec<St
         }
     }
     panic!("no typed path with `{want}` for {q:?}: {v}");
+}
+
+/// `gqlnav agent --strategy typed` on `q` against the upstream `url` and the chat server
+/// `chat_url`, with an answer schema; asserts it exits 0 and returns its JSON.
+fn typed_run(q: &str, schema: &str, url: &str, chat_url: &str, answer_schema: &str) -> Value {
+    let (out, v) = agent(
+        &[
+            q,
+            "--schema",
+            schema,
+            "--endpoint",
+            url,
+            "--model-url",
+            chat_url,
+            "--strategy",
+            "typed",
+            "--answer-schema",
+            answer_schema,
+            "--json",
+        ],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    v
+}
+
+/// The typed tool set `gqlnav tools --typed --for q --json` prints.
+fn typed_set(schema_file: &str, q: &str) -> Value {
+    let out = Command::new(bin())
+        .args([
+            "tools",
+            "--schema",
+            schema_file,
+            "--typed",
+            "--for",
+            q,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn typed_args(req: &[String]) -> Value {
@@ -746,28 +779,7 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     );
     let schema_json =
         r#"{"type":"object","properties":{"stars":{"type":"integer"}},"required":["stars"]}"#;
-    let (out, v) = agent(
-        &[
-            q,
-            "--schema",
-            &s,
-            "--endpoint",
-            &url,
-            "--model-url",
-            &chat_url,
-            "--strategy",
-            "typed",
-            "--answer-schema",
-            schema_json,
-            "--json",
-        ],
-        &[],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let v = typed_run(q, &s, &url, &chat_url, schema_json);
     assert_eq!(v["stop"]["reason"], "answered", "{v}");
     assert_eq!(v["answer"], json!({"stars": 7}));
     assert_eq!(v["receipt"]["strategy"], "typed");
@@ -1131,11 +1143,7 @@ fn a_call_with_a_value_the_question_does_not_say_offers_the_other_tools() {
     let s = schema("github");
     let (_mock, url) = common::mock_upstream(&s);
     let q = "How many stargazers does my favourite repository have?";
-    let out = Command::new(bin())
-        .args(["tools", "--schema", &s, "--typed", "--for", q, "--json"])
-        .output()
-        .unwrap();
-    let set: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let set = typed_set(&s, q);
     let tools = set["tools"].as_array().unwrap();
     assert!(tools.len() >= 3, "a menu that stays a menu: {set}");
     let lookup = tools
@@ -1168,28 +1176,7 @@ fn a_call_with_a_value_the_question_does_not_say_offers_the_other_tools() {
         None,
     );
     let schema_json = r#"{"type":"object","properties":{"stars":{"type":"integer"}}}"#;
-    let (out, v) = agent(
-        &[
-            q,
-            "--schema",
-            &s,
-            "--endpoint",
-            &url,
-            "--model-url",
-            &chat_url,
-            "--strategy",
-            "typed",
-            "--answer-schema",
-            schema_json,
-            "--json",
-        ],
-        &[],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let v = typed_run(q, &s, &url, &chat_url, schema_json);
     let steps = v["steps"].as_array().unwrap();
     assert_eq!(steps[1]["tool"], name, "{v}");
     assert_eq!(steps[1]["isError"], true);
