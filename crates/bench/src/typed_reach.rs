@@ -301,6 +301,10 @@ pub struct ReachRow {
     pub schema_id: String,
     /// The tools offered, best first.
     pub tools: Vec<String>,
+    /// The tools the first menu offers ([`TypedToolSet::menu_tools`]).
+    pub menu: Vec<String>,
+    /// The gold call's tool, when it is one of the tools.
+    pub gold_tool: Option<String>,
     /// Field paths offered in all.
     pub paths: usize,
     /// Tokens of the tools as the model reads them (o200k_base).
@@ -325,6 +329,8 @@ pub fn typed_reach(
         id: q.id.clone(),
         schema_id: q.schema_id.clone(),
         tools: Vec::new(),
+        menu: Vec::new(),
+        gold_tool: None,
         paths: 0,
         prompt_tokens: 0,
         misses: Vec::new(),
@@ -339,6 +345,11 @@ pub fn typed_reach(
         }
     };
     row.tools = set.tools.iter().map(|t| t.name.clone()).collect();
+    row.menu = set
+        .menu_tools(&q.prompt)
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
     row.paths = set.tools.iter().map(|t| t.paths.len()).sum();
     row.prompt_tokens = meter.count(&set.describe());
     let op = q.operation.clone().unwrap_or_default();
@@ -354,6 +365,7 @@ pub fn typed_reach(
         Ok(c) => c,
         Err((Some(c), m)) => {
             row.misses = m;
+            row.gold_tool = Some(c.tool.clone());
             c
         }
         Err((None, m)) => {
@@ -361,6 +373,7 @@ pub fn typed_reach(
             return row;
         }
     };
+    row.gold_tool = Some(call.tool.clone());
     let result = set
         .operation(mock.schema(), &call)
         .map_err(|e| e.to_string())
@@ -393,12 +406,13 @@ pub fn typed_reach(
 }
 
 /// The `bench --mode typed` table: per API, questions, reach (the gold operation is a
-/// call of the tools), answered (that call answers), the miss classes, prompt tokens.
+/// call of the tools), answered (that call answers), answered with the gold tool in the
+/// first menu, the menu's mean size, the miss classes, prompt tokens.
 pub fn typed_reach_markdown(rows: &[ReachRow]) -> String {
     let mut ids: Vec<&str> = rows.iter().map(|r| r.schema_id.as_str()).collect();
     ids.sort();
     ids.dedup();
-    let mut out = String::from("| api | questions | reach | answered | miss: tool | miss: argument | miss: path | no expected answer | tools tokens (mean) | paths (mean) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    let mut out = String::from("| api | questions | reach | answered | answered, in menu | menu (mean) | miss: tool | miss: argument | miss: path | no expected answer | tools tokens (mean) | paths (mean) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     let mut groups: Vec<(String, Vec<&ReachRow>)> = ids
         .iter()
         .map(|id| {
@@ -419,10 +433,15 @@ pub fn typed_reach_markdown(rows: &[ReachRow]) -> String {
             .filter(|r| r.misses.is_empty() && r.error.is_none())
             .count();
         out.push_str(&format!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} |\n",
+            "| {name} | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {:.0} | {:.1} |\n",
             g.len(),
             pct(reach),
             pct(g.iter().filter(|r| r.answered).count()),
+            pct(g
+                .iter()
+                .filter(|r| r.answered && r.gold_tool.as_ref().is_some_and(|t| r.menu.contains(t)))
+                .count()),
+            g.iter().map(|r| r.menu.len()).sum::<usize>() as f64 / n,
             count(&|m| matches!(m, ReachMiss::Tool(_))),
             count(&|m| matches!(m, ReachMiss::Argument(_))),
             count(&|m| matches!(m, ReachMiss::Path(_))),

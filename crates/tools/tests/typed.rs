@@ -719,3 +719,74 @@ fn a_tasks_example_reads_what_its_answer_holds_and_validates() {
     // Without a task it is the first tool's first path, as the search page shows it.
     assert_eq!(set.example_for(schema, None, None), set.example(schema));
 }
+
+/// A schema in GitLab's manner: global IDs as custom scalars whose descriptions give the
+/// form of every value, a path argument whose own description gives an example.
+const GLOBAL_IDS: &str = r#"
+"""
+A `IssueID` is a global ID. It is encoded as a string.
+
+An example `IssueID` is: `"gid://gitlab/Issue/1"`.
+"""
+scalar IssueID
+
+type Query {
+  "Find a project."
+  project("Full path of the project. For example, `gitlab-org/gitlab-foss`." fullPath: ID!): Project
+  "Find an issue."
+  issue("Global ID of the issue." id: IssueID!): Issue
+}
+type Project { name: String issues(state: IssueState, first: Int): IssueConnection }
+enum IssueState { opened closed }
+type IssueConnection { nodes: [Issue] }
+type Issue { iid: String title: String }
+"#;
+
+#[test]
+fn the_menu_leaves_out_a_lookup_whose_value_form_the_question_does_not_have() {
+    let graph = std::sync::Arc::new(gqlnav_schema::load_sdl_str(GLOBAL_IDS, "ids").unwrap());
+    let tb =
+        gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default()).unwrap();
+    let menu = |q: &str| -> Vec<String> {
+        let set = set_for(&tb, q);
+        let names: Vec<String> = set.tools.iter().map(|t| t.name.clone()).collect();
+        assert!(
+            names.contains(&"issue".to_string()) && names.contains(&"project".to_string()),
+            "{q}: both are tools, {names:?}"
+        );
+        set.menu_tools(q).iter().map(|t| t.name.clone()).collect()
+    };
+    let issue = set_for(&tb, "the issue title").get("issue").unwrap().args[0].clone();
+    assert_eq!(
+        issue.format,
+        ["gid://gitlab/Issue/1"],
+        "the scalar's example"
+    );
+    assert!(
+        issue.examples.is_empty(),
+        "the argument's own description gives none"
+    );
+    assert_eq!(
+        menu("List the open issues labelled \"bug\" in the acme/web-app project with their titles"),
+        ["project"],
+        "no value of the question has the form of an issue's global ID"
+    );
+    assert!(
+        menu("What is the title of issue gid://gitlab/Issue/77?").contains(&"issue".into()),
+        "a value of that form"
+    );
+    assert!(
+        menu("What is the title of issue 77 in acme/web-app?").contains(&"issue".into()),
+        "a number, the global ID's last part"
+    );
+    let all = menu("Which issue titles mention a crash?");
+    assert!(
+        all.contains(&"project".into()) && !all.contains(&"issue".into()),
+        "no value at all: {all:?}"
+    );
+    assert!(
+        menu("the acme group's issue titles").contains(&"project".into()),
+        "a path argument's own example does not narrow: {:?}",
+        menu("the acme group's issue titles")
+    );
+}

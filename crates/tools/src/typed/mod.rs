@@ -39,7 +39,7 @@ use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 use choose::{Builder, Entry};
 use path::field_def;
-use values::{gives_an_argument, named_root, names_a_value};
+use values::{can_fill, gives_an_argument, named_root, names_a_value};
 
 /// Bounds of a typed tool set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +127,13 @@ pub struct TypedArg {
     pub alternative: bool,
     /// Its JSON Schema (named types as `#/$defs/…`).
     pub schema: Value,
+    /// The example values its description gives (`1` for an `iid`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
+    /// The example values its custom scalar's description gives: the form of every value
+    /// of its type (`gid://gitlab/Issue/1`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub format: Vec<String>,
 }
 
 /// One typed tool: a root field, its arguments and the field paths it offers.
@@ -202,6 +209,7 @@ fn tool_args(
             if args.iter().any(|x: &TypedArg| x.key == k) {
                 continue;
             }
+            let (examples, format) = values::argument_examples(schema, a);
             let s = inputs.arguments(std::slice::from_ref(a), &none);
             let mut schema = s["properties"][a.name.as_str()].clone();
             if let Offer::Values(v) = values {
@@ -215,6 +223,8 @@ fn tool_args(
                 required,
                 alternative,
                 schema,
+                examples,
+                format,
             });
         }
     };
@@ -612,14 +622,24 @@ impl TypedToolSet {
     /// "running-shoes" category` with the lookup first in its menu (docs/agent.md).
     ///
     /// A tool the question names right before a value ([`named_root`]: "for product
-    /// \"UHJ…\"") is the menu alone.
+    /// \"UHJ…\"") is the menu alone. A lookup the question cannot fill ([`can_fill`]: its
+    /// value's examples have a shape no value of the question has) is left out, unless
+    /// every tool is such a lookup.
     pub fn menu_tools(&self, question: &str) -> Vec<&TypedTool> {
         if let Some(t) = named_root(question, self.tools.iter().map(|t| t.name.as_str()))
             .and_then(|n| self.get(n))
         {
             return vec![t];
         }
-        let one: Vec<&TypedTool> = self.tools.iter().filter(|t| !t.many).collect();
+        let mut tools: Vec<&TypedTool> = self
+            .tools
+            .iter()
+            .filter(|t| can_fill(&t.args, question))
+            .collect();
+        if tools.is_empty() {
+            tools = self.tools.iter().collect();
+        }
+        let one: Vec<&TypedTool> = tools.iter().copied().filter(|t| !t.many).collect();
         let arguments: Vec<&str> = one
             .iter()
             .flat_map(|t| t.args.iter().filter(|a| a.at.is_empty()))
@@ -629,7 +649,7 @@ impl TypedToolSet {
         if named && !one.is_empty() {
             one
         } else {
-            self.tools.iter().collect()
+            tools
         }
     }
 

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::TypedArg;
 
 /// The question names a thing by a value: a double-quoted span, a single-quoted word
@@ -153,24 +151,24 @@ fn question_values(question: &str) -> Vec<String> {
     out
 }
 
-/// The shape of a value: each run of letters and digits as `9` (digits only) or `a`, the
-/// characters between runs as they are (`gid://gitlab/Ci::Pipeline/314` → `a://a/a::a/9`,
-/// `98231` → `9`).
+/// The shape of a value: each run of letters, digits, `-`, `_` and `.` as `9` (no
+/// letter in it) or `a`, the other characters as they are (`gid://gitlab/Ci::Pipeline/314`
+/// → `a://a/a::a/9`, `98231` → `9`, `gitlab-org/gitlab-foss` and `acme/web-app` → `a/a`).
 fn shape(v: &str) -> String {
     let mut out = String::new();
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
         if !run.is_empty() {
-            out.push(if run.chars().all(|c| c.is_ascii_digit()) {
-                '9'
-            } else {
+            out.push(if run.chars().any(char::is_alphabetic) {
                 'a'
+            } else {
+                '9'
             });
             run.clear();
         }
     };
     for c in v.trim().chars() {
-        if c.is_alphanumeric() {
+        if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
             run.push(c);
         } else {
             flush(&mut run, &mut out);
@@ -181,13 +179,70 @@ fn shape(v: &str) -> String {
     out
 }
 
-/// The examples a description gives: its spans in double quotes or backticks.
-fn examples(description: &str) -> Vec<&str> {
-    ['"', '`']
+/// The examples a description gives: its spans in double quotes or backticks, without
+/// the quotes a backtick span holds; not a span with a space (prose, lists of values) nor
+/// one that `names` says is a name (a type's, the argument's).
+fn examples<'a>(description: &'a str, names: &dyn Fn(&str) -> bool) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for e in ['"', '`']
         .iter()
         .flat_map(|q| description.split(*q).skip(1).step_by(2))
-        .filter(|e| !e.trim().is_empty())
-        .collect()
+        .map(|e| e.trim().trim_matches('"'))
+    {
+        if !e.is_empty() && !e.contains(char::is_whitespace) && !names(e) && !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// The example values an argument's description gives, and those its custom scalar's
+/// description gives (GitLab's `IssueID`: "An example `IssueID` is:
+/// `\"gid://gitlab/Issue/1\"`."), read from whole descriptions (the tools show first
+/// paragraphs). A built-in scalar's description is the spec's, not the schema's.
+pub(super) fn argument_examples(
+    schema: &apollo_compiler::Schema,
+    a: &apollo_compiler::ast::InputValueDefinition,
+) -> (Vec<String>, Vec<String>) {
+    use apollo_compiler::schema::ExtendedType;
+    let names = |e: &str| e == a.name.as_str() || schema.types.contains_key(e);
+    let own = a
+        .description
+        .as_deref()
+        .map(|d| examples(d, &names))
+        .unwrap_or_default();
+    let format = match schema.types.get(a.ty.inner_named_type()) {
+        Some(ExtendedType::Scalar(s)) if !s.is_built_in() => s
+            .description
+            .as_deref()
+            .map(|d| examples(d, &names))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let owned = |v: Vec<&str>| v.into_iter().map(str::to_string).collect();
+    (owned(own), owned(format))
+}
+
+/// Whether the question could fill a tool's lookup: each required root argument, and one
+/// of its root alternatives if it has any, either has a plain type or a custom scalar
+/// whose description gives no example, or one whose example has the shape ([`shape`]) of
+/// a value the question names, whole or as its last `/` part (`42` for
+/// `gid://gitlab/Vulnerability/1`). "List the open issues labelled \"bug\" in acme/web-app"
+/// cannot fill `issue(id: IssueID!)` (`gid://gitlab/Issue/1`), nor can "my pending to-do
+/// items", which names no value. An argument's own examples only illustrate
+/// (`fullPath`'s `gitlab-org/gitlab-foss` for "the acme group"), so they do not count.
+pub(super) fn can_fill(args: &[TypedArg], question: &str) -> bool {
+    let shapes: Vec<String> = question_values(question).iter().map(|v| shape(v)).collect();
+    let fits = |e: &str| {
+        shapes.contains(&shape(e))
+            || e.rsplit_once('/')
+                .is_some_and(|(_, last)| shapes.contains(&shape(last)))
+    };
+    let fills = |a: &TypedArg| a.format.is_empty() || a.format.iter().any(|e| fits(e));
+    let root = || args.iter().filter(|a| a.at.is_empty());
+    let alternatives: Vec<&TypedArg> = root().filter(|a| a.alternative).collect();
+    root().filter(|a| a.required).all(fills)
+        && (alternatives.is_empty() || alternatives.into_iter().any(fills))
 }
 
 /// Each lookup's alternatives with those whose description gives an example shaped like
@@ -201,10 +256,10 @@ pub(super) fn order_alternatives(args: &mut [TypedArg], question: &str) {
         return;
     }
     let fits = |a: &TypedArg| {
-        a.schema
-            .get("description")
-            .and_then(Value::as_str)
-            .is_some_and(|d| examples(d).iter().any(|e| shapes.contains(&shape(e))))
+        a.examples
+            .iter()
+            .chain(&a.format)
+            .any(|e| shapes.contains(&shape(e)))
     };
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, a) in args.iter().enumerate().filter(|(_, a)| a.alternative) {
@@ -251,6 +306,11 @@ mod tests {
             required: false,
             alternative: true,
             schema: serde_json::json!({"type": "string", "description": description}),
+            examples: examples(description, &|_| false)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            format: Vec::new(),
         }
     }
 
