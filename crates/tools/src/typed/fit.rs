@@ -296,7 +296,19 @@ impl TypedToolSet {
             if can == 0 || got >= can {
                 continue;
             }
-            if let Some(h) = have.iter().find(|h| fit(&w, h) == can) {
+            // Of the equal fits, the leaf that says least beside the key (`currencyCode`,
+            // not `moneyWithCurrencyFormat`, for `currency`).
+            let extra = |h: &Have| {
+                h.leaf
+                    .iter()
+                    .filter(|l| !w.words.iter().any(|k| close(k, l)))
+                    .count()
+            };
+            if let Some(h) = have
+                .iter()
+                .filter(|h| fit(&w, h) == can)
+                .min_by_key(|h| extra(h))
+            {
                 if out.len() < MAX_ADDED {
                     out.push(h.path.clone());
                 }
@@ -397,6 +409,44 @@ mod tests {
         assert!(
             named_leaves(&wants, &leaves, "pipeline", 1).is_empty(),
             "another list depth"
+        );
+    }
+
+    #[test]
+    fn a_call_is_completed_with_the_leaf_that_says_least_beside_the_key() {
+        let tool = TypedTool {
+            name: "shop".into(),
+            coordinate: "Query.shop".into(),
+            description: String::new(),
+            returns: "Shop".into(),
+            item: "Shop".into(),
+            many: false,
+            args: Vec::new(),
+            paths: ["primaryDomain", "currencyFormats", "name", "currencyCode"]
+                .map(String::from)
+                .to_vec(),
+            selects: [
+                ("primaryDomain".to_string(), vec!["host".to_string()]),
+                (
+                    "currencyFormats".to_string(),
+                    vec!["moneyWithCurrencyFormat".to_string()],
+                ),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let set = TypedToolSet {
+            root_type: "Query".into(),
+            tools: vec![tool],
+            defs: Default::default(),
+            cut: Vec::new(),
+        };
+        let answer = json!({"type": "object", "properties": {
+            "name": {"type": "string"}, "currency": {"type": "string"}}});
+        assert_eq!(
+            set.answer_paths("shop", &answer, &["primaryDomain".to_string()]),
+            ["currencyCode", "name"],
+            "both leaves hold `currency`; `currencyCode` says one word more, not three"
         );
     }
 }
