@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 
 use gqlnav_corpus::TokenMeter;
 use gqlnav_tools::{
-    cap_text, render_data, OperationRequest, TypedCall, TypedOptions, TypedToolSet,
+    answer_mapping, assemble_answer, cap_text, render_data, OperationRequest, TypedCall,
+    TypedOptions, TypedToolSet,
 };
 
 use crate::chat::{Message, Role, ToolProtocol};
@@ -248,6 +249,8 @@ struct TypedRun {
     /// The question, and the data of the call that brought it (the answer turn's prompt).
     task: String,
     last_data: Option<String>,
+    /// The data of the last call that brought some: the answer is read from it by paths.
+    last_json: Option<Value>,
     meter: TokenMeter,
     turns: usize,
     /// The tool is still to be chosen from the menu (more than one is offered).
@@ -376,6 +379,7 @@ impl Session<'_> {
             data_seen: false,
             task: task.to_string(),
             last_data: None,
+            last_json: None,
             meter,
             turns: TYPED_TURNS.min(opts.max_turns).max(1),
             choose: set_len > 1,
@@ -421,14 +425,26 @@ impl Session<'_> {
         if st.choose && !may_answer {
             return self.typed_choose(st).await;
         }
-        let mut schema = st
-            .set
-            .action_schema(may_answer.then_some(&st.answer), !may_answer);
+        // Once data came, the answer is given by paths of it ([`answer_mapping`]).
+        let mapping = st
+            .last_json
+            .as_ref()
+            .filter(|_| may_answer)
+            .and_then(|d| answer_mapping(&st.answer, d));
+        let mut schema = st.set.action_schema(
+            may_answer.then(|| mapping.as_ref().unwrap_or(&st.answer)),
+            !may_answer,
+        );
         cap_strings(&mut schema);
         // The answer turn needs the question, the data and the answer's shape, not the
         // tools: a short prompt of its own.
+        let system = if mapping.is_some() {
+            mapping_system(&st.answer)
+        } else {
+            answer_system(&st.answer)
+        };
         let answer_turn = [
-            Message::new(Role::System, answer_system(&st.answer)),
+            Message::new(Role::System, system),
             Message::new(
                 Role::User,
                 format!(
@@ -488,14 +504,16 @@ impl Session<'_> {
                 st.messages.push(Message::new(Role::User, text));
                 return Ok(None);
             }
-            let v = action.get("answer").cloned().unwrap_or(Value::Null);
-            self.typed_record(
-                st,
-                Some("answer".into()),
-                Some(action),
-                String::new(),
-                false,
-            );
+            let given = action.get("answer").cloned().unwrap_or(Value::Null);
+            let (v, said) = match (&mapping, &st.last_json) {
+                (Some(_), Some(data)) => {
+                    let v = assemble_answer(&st.answer, &given, data);
+                    let said = format!("the answer, copied from the data by its paths: {v}");
+                    (v, said)
+                }
+                _ => (given, String::new()),
+            };
+            self.typed_record(st, Some("answer".into()), Some(action), said, false);
             st.out.answer = Some(v);
             st.out.tool_calls += 1;
             return Ok(Some(Stop::Answered));
@@ -715,6 +733,7 @@ impl Session<'_> {
         }
         st.out.executes_ok += 1;
         st.data_seen = true;
+        st.last_json = data.cloned();
         let mut text = match data {
             Some(d) => render_data(d, SHOWN_ITEMS),
             None => out.text,
@@ -776,6 +795,17 @@ fn unsaid_value(set: &TypedToolSet, task: &str, action: &Value) -> Option<String
 fn answer_system(answer: &Value) -> String {
     format!(
         "You answer a question with data an API returned. Reply with only {{\"action\": \"answer\", \"answer\": ...}}, copying values from the data exactly; do not invent values. Today is 2025-06-01.\nThe answer must match this JSON Schema: {}\n",
+        serde_json::to_string(answer).unwrap_or_default()
+    )
+}
+
+/// The system prompt of the answer turn once data came: the answer's shape, each value
+/// the path of the data that holds it. The 1.5B model, told to copy values, wrote values
+/// the data did not hold (`"main"` for a default branch it had not fetched) and took a
+/// list's items from a single object beside it (docs/agent.md).
+fn mapping_system(answer: &Value) -> String {
+    format!(
+        "You answer a question with data an API returned. You do not copy values: for each value of the answer, give the path of the data that holds it, and the system copies the values. A path `a.b[].c` reads `c` of every item of the list `b`; for a list in the answer, give the path of its items' value (`a.b[].c`). Reply with only {{\"action\": \"answer\", \"answer\": ...}} in the answer's shape, with paths in place of values.\nThe answer's shape (JSON Schema): {}\n",
         serde_json::to_string(answer).unwrap_or_default()
     )
 }

@@ -770,8 +770,10 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
                 950,
             ),
             openai_text(&call.to_string(), 1000),
+            // Once data came, the answer gives the path of the data that holds each value.
             openai_text(
-                &json!({"action": "answer", "answer": {"stars": 7}}).to_string(),
+                &json!({"action": "answer", "answer": {"stars": format!("{tool}.{path}")}})
+                    .to_string(),
                 1400,
             ),
         ],
@@ -781,7 +783,6 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
         r#"{"type":"object","properties":{"stars":{"type":"integer"}},"required":["stars"]}"#;
     let v = typed_run(q, &s, &url, &chat_url, schema_json);
     assert_eq!(v["stop"]["reason"], "answered", "{v}");
-    assert_eq!(v["answer"], json!({"stars": 7}));
     assert_eq!(v["receipt"]["strategy"], "typed");
     let steps = &v["steps"].as_array().unwrap()[..];
     // The first turn chooses the tool from the menu.
@@ -826,6 +827,15 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
         v["lastOperation"].as_str().unwrap().contains("stargazer"),
         "{v}"
     );
+    // The answer is the mock's value, copied by gqlnav from the path the model gave.
+    let stars = v["answer"]["stars"].as_i64().expect("an integer, copied");
+    assert!(
+        steps[2]["result"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{stars}")),
+        "{v}"
+    );
     assert_eq!(v["executesOk"], 1);
     let seen = shared.lock().unwrap().seen.clone();
     assert_eq!(seen.len(), 5);
@@ -861,10 +871,15 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     assert!(branches(&seen[0].1).contains(&tool));
     assert!(branches(&seen[3].1).contains(&"answer".to_string()));
     let answer_branch = &seen[3].1["response_format"]["json_schema"]["schema"]["anyOf"][0];
-    assert_eq!(
-        answer_branch["properties"]["answer"]["properties"]["stars"]["type"],
-        "integer"
+    let choices = &answer_branch["properties"]["answer"]["properties"]["stars"]["enum"];
+    assert!(
+        choices
+            .as_array()
+            .is_some_and(|c| c.contains(&json!(format!("{tool}.{path}")))),
+        "the answer's value is a choice among the data's paths: {answer_branch}"
     );
+    let prompt = seen[3].1["messages"][0]["content"].as_str().unwrap();
+    assert!(prompt.contains("give the path of the data"), "{prompt}");
 }
 
 #[test]

@@ -13,8 +13,10 @@
 //!   task's answer schema: tools that hold its keys first, a call completed with them.
 //! - [`TypedToolSet::action_schema`] is the JSON Schema each model turn is constrained
 //!   by; [`TypedToolSet::operation`] turns a call into an operation and its variables;
-//!   [`render_data`] shows the result compactly.
+//!   [`render_data`] shows the result compactly; [`mapping_schema`] and [`assemble`] let
+//!   the answer be given by paths of the data, gqlnav copying the values.
 
+mod answer;
 mod choose;
 mod fit;
 mod path;
@@ -30,6 +32,7 @@ use gqlnav_schema::RootKind;
 use gqlnav_search::Query;
 use serde_json::{json, Map, Value};
 
+pub use answer::{assemble, data_paths, mapping_schema};
 pub use path::{FieldPath, Step};
 pub use render::render_data;
 pub use write::{composed_remainder, TypedCall, Written};
