@@ -28,14 +28,16 @@ pub fn data_paths(data: &Value) -> Vec<String> {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Kinds {
     string: bool,
-    number: bool,
+    /// A number, or a string that reads as one (an amount: `"12.50"`).
+    numeric: bool,
     boolean: bool,
 }
 
 impl Kinds {
     /// Whether a value of these kinds can be an answer value of schema `s`: a Boolean
-    /// only for a Boolean and only a Boolean for one; a number or a string for a string
-    /// or a number (an amount is often a string); nothing known (all null) for any.
+    /// only for a Boolean and only a Boolean for one; for an integer or a number, a number
+    /// or a string that reads as one (not a fork's `name` for a `forkCount`); a string or a
+    /// number for anything else; nothing known (all null) for any.
     fn fit(self, s: &Value) -> bool {
         if self == Kinds::default() {
             return true;
@@ -43,7 +45,10 @@ impl Kinds {
         if is_type(s, "boolean") {
             return self.boolean;
         }
-        self.string || self.number
+        if (is_type(s, "integer") || is_type(s, "number")) && !is_type(s, "string") {
+            return self.numeric;
+        }
+        self.string || self.numeric
     }
 }
 
@@ -94,8 +99,9 @@ fn push(out: &mut Vec<(String, Kinds)>, p: String, v: &Value) {
     };
     let k = &mut out[i].1;
     match v {
+        Value::String(x) if x.trim().parse::<f64>().is_ok() => k.numeric = true,
         Value::String(_) => k.string = true,
-        Value::Number(_) => k.number = true,
+        Value::Number(_) => k.numeric = true,
         Value::Bool(_) => k.boolean = true,
         _ => {}
     }
@@ -140,7 +146,8 @@ fn branch(s: &Value) -> &Value {
 
 /// The answer schema `answer` with each value a choice among the leaf paths of `data`:
 /// those whose values fit the value's type ([`Kinds::fit`]) and that are at least as many
-/// lists down as the value (else those that fit; else all); an object keeps its keys, a
+/// lists down as the value, of those ending in the same field the nearest its depth (else
+/// those that fit; else all); an object keeps its keys, a
 /// list becomes its items' choice. `None` when the data has no leaf. There is no choice
 /// that counts a list's items: offered one, the 1.5B model took it for `additions` and
 /// `forkCount` beside those fields (docs/agent.md).
@@ -157,10 +164,28 @@ fn map(s: &Value, leaves: &[(String, Kinds)], d: usize) -> Value {
     if is_scalar(s) {
         let paths: Vec<String> = leaves.iter().map(|(p, _)| p.clone()).collect();
         let fit: Vec<&(String, Kinds)> = leaves.iter().filter(|(_, k)| k.fit(s)).collect();
-        let deep: Vec<String> = fit
+        let deep: Vec<&String> = fit
             .iter()
             .filter(|(p, _)| depth(p) >= d)
-            .map(|(p, _)| p.clone())
+            .map(|(p, _)| p)
+            .collect();
+        // Of the paths that end in the same field, those nearest the value's depth: the
+        // repository's `forkCount`, not its forks' items', for a count one list up.
+        let last = |p: &str| {
+            p.rsplit('.')
+                .next()
+                .unwrap_or(p)
+                .trim_end_matches("[]")
+                .to_string()
+        };
+        let deep: Vec<String> = deep
+            .iter()
+            .filter(|p| {
+                !deep
+                    .iter()
+                    .any(|q| last(q) == last(p) && depth(q).abs_diff(d) < depth(p).abs_diff(d))
+            })
+            .map(|p| p.to_string())
             .collect();
         let choices = if !deep.is_empty() {
             deep
@@ -419,6 +444,21 @@ mod tests {
             m["properties"]["name"]["enum"],
             json!(["repo.name", "repo.stars"]),
             "a string may be a number, never a Boolean"
+        );
+        let forks =
+            json!({"repo": {"forkCount": 3, "forks": {"nodes": [{"forkCount": 1, "name": "f"}]}}});
+        let counts = json!({"type": "object", "properties": {"forkCount": {"type": "integer"},
+            "forks": {"type": "array", "items": {"type": "object", "properties": {
+                "forkCount": {"type": "integer"}}}}}});
+        let m = mapping_schema(&counts, &forks).unwrap();
+        assert_eq!(
+            m["properties"]["forkCount"]["enum"],
+            json!(["repo.forkCount"]),
+            "the items' forkCount is one list further than the repository's, a name no count"
+        );
+        assert_eq!(
+            m["properties"]["forks"]["properties"]["forkCount"]["enum"],
+            json!(["repo.forks.nodes[].forkCount"])
         );
     }
 
