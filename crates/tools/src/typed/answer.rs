@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::fit::is_scalar_schema;
 use super::path::FieldPath;
 
 /// Most choices per value: a result of 1,500 tokens holds fewer leaves.
@@ -112,17 +113,6 @@ fn depth(path: &str) -> usize {
     path.matches("[]").count()
 }
 
-fn is_scalar(s: &Value) -> bool {
-    let scalar = |t: &str| matches!(t, "string" | "number" | "integer" | "boolean" | "null");
-    s.get("enum").is_some()
-        || s.get("const").is_some()
-        || match s.get("type") {
-            Some(Value::String(t)) => scalar(t),
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).all(scalar),
-            _ => false,
-        }
-}
-
 fn is_type(s: &Value, t: &str) -> bool {
     match s.get("type") {
         Some(Value::String(x)) => x == t,
@@ -161,7 +151,7 @@ pub fn mapping_schema(answer: &Value, data: &Value) -> Option<Value> {
 
 fn map(s: &Value, leaves: &[(String, Kinds)], d: usize) -> Value {
     let s = branch(s);
-    if is_scalar(s) {
+    if is_scalar_schema(s) {
         let paths: Vec<String> = leaves.iter().map(|(p, _)| p.clone()).collect();
         let fit: Vec<&(String, Kinds)> = leaves.iter().filter(|(_, k)| k.fit(s)).collect();
         let deep: Vec<&String> = fit
@@ -304,7 +294,7 @@ fn paths_in(mapping: &Value, out: &mut Vec<String>) {
 
 fn build(s: &Value, mapping: &Value, data: &Value, ctx: &Ctx) -> Value {
     let s = branch(s);
-    if is_scalar(s) {
+    if is_scalar_schema(s) {
         let Some(path) = mapping.as_str() else {
             return Value::Null;
         };

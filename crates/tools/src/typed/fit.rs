@@ -39,7 +39,7 @@ struct Have {
     depth: usize,
 }
 
-fn is_scalar_schema(v: &Value) -> bool {
+pub(crate) fn is_scalar_schema(v: &Value) -> bool {
     if v.get("enum").is_some() || v.get("const").is_some() {
         return true;
     }
