@@ -57,9 +57,9 @@ pub use toolbox::{
     Indexed, OperationSchema, Toolbox, ToolboxError, DEFAULT_RENDERING,
 };
 pub use typed::{
-    assemble as assemble_answer, composed_remainder, data_paths, mapping_schema as answer_mapping,
-    render_data, words as name_words, FieldPath, Step, TypedArg, TypedCall, TypedOptions,
-    TypedTool, TypedToolSet, Written,
+    assemble as assemble_answer, composed_remainder, mapping_schema as answer_mapping, render_data,
+    words as name_words, FieldPath, Step, TypedArg, TypedCall, TypedOptions, TypedTool,
+    TypedToolSet, Written,
 };
 pub use util::{cap_text, make_cursor, read_cursor, Scrubber};
 pub use validate::{

@@ -3,7 +3,6 @@
 //! values. A model that never writes a value cannot invent one, and an answer key one list
 //! down can only be read from a list (`parent.name` is no item of a list of ancestors).
 //!
-//! - [`data_paths`]: the leaf paths of a result (`a.b[].c`, the syntax of field paths);
 //! - [`mapping_schema`]: the answer schema with each value a choice among those paths, a
 //!   list of values its items' choice;
 //! - [`assemble`]: the answer, from a mapping and the data.
@@ -18,12 +17,6 @@ const MAX_CHOICES: usize = 300;
 
 /// Most items of a list in an assembled answer.
 const MAX_ITEMS: usize = 50;
-
-/// The leaf paths of `data`, each once, in the order met (objects by key): a list's
-/// items read as `[]`, a list of scalars is a leaf (`tags[]`).
-pub fn data_paths(data: &Value) -> Vec<String> {
-    leaf_kinds(data).into_iter().map(|(p, _)| p).collect()
-}
 
 /// The kinds of value a leaf path holds in the data (`null` is none of them).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -53,6 +46,8 @@ impl Kinds {
     }
 }
 
+/// The leaf paths of `data` with the kinds of value each holds, each once, in the order
+/// met (objects by key): a list's items read as `[]`, a list of scalars is a leaf (`tags[]`).
 fn leaf_kinds(data: &Value) -> Vec<(String, Kinds)> {
     let mut out = Vec::new();
     leaves(data, String::new(), &mut out);
@@ -111,6 +106,14 @@ fn push(out: &mut Vec<(String, Kinds)>, p: String, v: &Value) {
 /// How many lists down a data path reads (`a.b[].c` → 1).
 fn depth(path: &str) -> usize {
     path.matches("[]").count()
+}
+
+/// The properties of an object schema (none for any other).
+fn properties(s: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    s.get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
 }
 
 fn is_type(s: &Value, t: &str) -> bool {
@@ -195,12 +198,7 @@ fn map(s: &Value, leaves: &[(String, Kinds)], d: usize) -> Value {
     }
     let mut out = Map::new();
     let mut props = Map::new();
-    for (k, x) in s
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (k, x) in properties(s) {
         props.insert(k.clone(), map(x, leaves, d));
     }
     out.insert("type".into(), json!("object"));
@@ -305,12 +303,7 @@ fn build(s: &Value, mapping: &Value, data: &Value, ctx: &Ctx) -> Value {
         return Value::Array(list(items, mapping, data, ctx));
     }
     let mut out = Map::new();
-    for (k, x) in s
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (k, x) in properties(s) {
         if let Some(m) = mapping.get(k) {
             out.insert(k.clone(), build(x, m, data, ctx));
         }
@@ -394,7 +387,7 @@ mod tests {
 
     #[test]
     fn the_data_paths_and_a_mapping_schema_by_list_depth() {
-        let paths = data_paths(&data());
+        let paths: Vec<String> = leaf_kinds(&data()).into_iter().map(|(p, _)| p).collect();
         assert_eq!(
             paths,
             [

@@ -32,7 +32,7 @@ use gqlnav_schema::RootKind;
 use gqlnav_search::Query;
 use serde_json::{json, Map, Value};
 
-pub use answer::{assemble, data_paths, mapping_schema};
+pub use answer::{assemble, mapping_schema};
 pub use path::{FieldPath, Step};
 pub use render::render_data;
 pub use write::{composed_remainder, TypedCall, Written};
