@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use gqlnav_corpus::TokenMeter;
 use gqlnav_tools::{
-    answer_mapping, assemble_answer, cap_text, render_data, OperationRequest, TypedCall,
+    answer_mapping, assemble_answer, cap_text, path_view, render_data, OperationRequest, TypedCall,
     TypedOptions, TypedToolSet,
 };
 
@@ -27,6 +27,9 @@ pub const TYPED_TURNS: usize = 5;
 
 /// Items shown per list in a result.
 const SHOWN_ITEMS: usize = 5;
+
+/// Values shown per path in the answer turn's view of the data ([`path_view`]).
+const SHOWN_VALUES: usize = 3;
 
 /// Cap on a typed result, tokens (o200k_base): a session is two prompts of the tool text
 /// (about 1.7k tokens each, `bench --mode typed`) and one result, under 6,000.
@@ -443,16 +446,28 @@ impl Session<'_> {
         } else {
             answer_system(&st.answer)
         };
+        // With paths to give, the data is shown as its paths, each with its first values:
+        // the choices themselves, not JSON to read them from.
+        let shown = match (&mapping, &st.last_json) {
+            (Some(_), Some(d)) => {
+                let view = path_view(d, SHOWN_VALUES);
+                let (view, _) = cap_text(
+                    &view,
+                    usize::MAX,
+                    self.opts.result_tokens.min(TYPED_RESULT_TOKENS),
+                    &st.meter,
+                    "",
+                );
+                format!("Data from the API, one path a line with its first values:\n{view}")
+            }
+            _ => format!(
+                "Data from the API:\n{}",
+                st.last_data.as_deref().unwrap_or("(no call brought data)")
+            ),
+        };
         let answer_turn = [
             Message::new(Role::System, system),
-            Message::new(
-                Role::User,
-                format!(
-                    "{}\n\nData from the API:\n{}",
-                    st.task,
-                    st.last_data.as_deref().unwrap_or("(no call brought data)")
-                ),
-            ),
+            Message::new(Role::User, format!("{}\n\n{shown}", st.task)),
         ];
         let sent: Vec<Message> = if may_answer {
             answer_turn.to_vec()
@@ -714,27 +729,24 @@ impl Session<'_> {
             }
         };
         st.out.last_operation = Some(written.operation.clone());
-        let out = self
+        // The whole data, not the toolbox's capped text: the model is shown
+        // [`render_data`] (a few items per list, capped in `typed_call`), and the answer
+        // by paths reads values the cap would cut.
+        let (out, data) = self
             .tools
-            .execute(&OperationRequest {
+            .execute_data(&OperationRequest {
                 operation: written.operation,
                 variables: Some(Value::Object(written.variables)),
                 operation_name: None,
             })
             .await;
-        let data = out
-            .structured
-            .as_ref()
-            .and_then(|s| s.get("data"))
-            .filter(|d| !d.is_null() && d.get("truncated").is_none());
         if out.is_error {
             st.out.executes_failed += 1;
             return (out.text, true);
         }
         st.out.executes_ok += 1;
         st.data_seen = true;
-        st.last_json = data.cloned();
-        let mut text = match data {
+        let mut text = match &data {
             Some(d) => render_data(d, SHOWN_ITEMS),
             None => out.text,
         };
@@ -744,6 +756,7 @@ impl Session<'_> {
         for how in &written.adjusted {
             text.push_str(&format!("\n(argument {how})"));
         }
+        st.last_json = data;
         (text, false)
     }
 }
@@ -805,7 +818,7 @@ fn answer_system(answer: &Value) -> String {
 /// list's items from a single object beside it (docs/agent.md).
 fn mapping_system(answer: &Value) -> String {
     format!(
-        "You answer a question with data an API returned. You do not copy values: for each value of the answer, give the path of the data that holds it, and the system copies the values. A path `a.b[].c` reads `c` of every item of the list `b`; for a list in the answer, give the path of its items' value (`a.b[].c`). Reply with only {{\"action\": \"answer\", \"answer\": ...}} in the answer's shape, with paths in place of values.\nThe answer's shape (JSON Schema): {}\n",
+        "You answer a question with data an API returned. You do not copy values: for each value of the answer, give the path of the data that holds it, and the system copies the values. The data is shown one path a line, with its first values. A path `a.b[].c` reads `c` of every item of the list `b`; for a list in the answer, give the path of its items' value (`a.b[].c`). Reply with only {{\"action\": \"answer\", \"answer\": ...}} in the answer's shape, with paths in place of values.\nThe answer's shape (JSON Schema): {}\n",
         serde_json::to_string(answer).unwrap_or_default()
     )
 }

@@ -201,14 +201,23 @@ pub(crate) fn error_lines(errors: &[Value]) -> Vec<String> {
 impl Toolbox {
     /// `execute`: validate, apply the policy, send, cap.
     pub async fn execute(&self, a: &OperationRequest) -> ToolOutput {
-        self.execute_inner(a).await.counted(&self.meter)
+        self.execute_data(a).await.0
     }
 
-    async fn execute_inner(&self, a: &OperationRequest) -> ToolOutput {
+    /// [`Toolbox::execute`], with the whole `data` the upstream answered (read under
+    /// `max_response_bytes`) beside the capped output: for an in-process caller that shows
+    /// the model its own rendering and reads values the cap cut (the typed agent's answer
+    /// by paths). `None` when nothing was executed or the upstream sent no data.
+    pub async fn execute_data(&self, a: &OperationRequest) -> (ToolOutput, Option<Value>) {
+        let (out, data) = self.execute_inner(a).await;
+        (out.counted(&self.meter), data.filter(|d| !d.is_null()))
+    }
+
+    async fn execute_inner(&self, a: &OperationRequest) -> (ToolOutput, Option<Value>) {
         let state = self;
         let variables = match variables_value(a.variables.clone()) {
             Ok(v) => v,
-            Err(e) => return ToolOutput::err(e, None),
+            Err(e) => return (ToolOutput::err(e, None), None),
         };
         let generation = state.generation();
         let graph = &generation.graph;
@@ -228,14 +237,20 @@ impl Toolbox {
                     text.push_str(&format!("- {}\n", e.line()));
                 }
                 text.push_str("Fix these (validate helps) and execute again.");
-                return ToolOutput::err(text, Some(json!({"executed": false, "errors": errs})));
+                return (
+                    ToolOutput::err(text, Some(json!({"executed": false, "errors": errs}))),
+                    None,
+                );
             }
             Ok((_, info)) => info,
         };
         if let Some(r) = policy_refusal(&state.config.policy, &info) {
-            return ToolOutput::err(
-                format!("Not executed: {r}."),
-                Some(json!({"executed": false, "refusal": r})),
+            return (
+                ToolOutput::err(
+                    format!("Not executed: {r}."),
+                    Some(json!({"executed": false, "refusal": r})),
+                ),
+                None,
             );
         }
         let mut body = json!({"query": &a.operation});
@@ -252,9 +267,12 @@ impl Toolbox {
             Ok(v) => v,
             Err(e) => {
                 tracing::info!(ms, op = ?info.name, "execute failed: {}", state.scrub(&e.to_string()));
-                return ToolOutput::err(
-                    format!("Not executed: {}.", state.scrub(&e.to_string())),
-                    Some(json!({"executed": false})),
+                return (
+                    ToolOutput::err(
+                        format!("Not executed: {}.", state.scrub(&e.to_string())),
+                        Some(json!({"executed": false})),
+                    ),
+                    None,
                 );
             }
         };
@@ -289,16 +307,22 @@ impl Toolbox {
             if !data.is_null() {
                 text.push_str(&format!("Partial data: {shown}"));
             }
-            return ToolOutput::err(
-                text,
-                Some(
-                    json!({"executed": true, "errors": errors, "data": structured_data, "truncated": cut}),
+            return (
+                ToolOutput::err(
+                    text,
+                    Some(
+                        json!({"executed": true, "errors": errors, "data": structured_data, "truncated": cut}),
+                    ),
                 ),
+                Some(data),
             );
         }
-        ToolOutput::ok(
-            shown,
-            Some(json!({"executed": true, "data": structured_data, "truncated": cut})),
+        (
+            ToolOutput::ok(
+                shown,
+                Some(json!({"executed": true, "data": structured_data, "truncated": cut})),
+            ),
+            Some(data),
         )
     }
 }

@@ -57,7 +57,8 @@ pub use toolbox::{
     Indexed, OperationSchema, Toolbox, ToolboxError, DEFAULT_RENDERING,
 };
 pub use typed::{
-    assemble as assemble_answer, composed_remainder, mapping_schema as answer_mapping, render_data,
+    assemble as assemble_answer, composed_remainder, mapping_schema as answer_mapping, path_view,
+    render_data,
     words as name_words, FieldPath, Step, TypedArg, TypedCall, TypedOptions, TypedTool,
     TypedToolSet, Written,
 };

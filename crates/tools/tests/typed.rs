@@ -790,3 +790,94 @@ fn the_menu_leaves_out_a_lookup_whose_value_form_the_question_does_not_have() {
         menu("the acme group's issue titles")
     );
 }
+
+/// GitLab's manner: an argument whose description says it needs another of its field.
+const PAIRED: &str = r#"
+type Query {
+  "Find a project."
+  project("Full path of the project." fullPath: ID!): Project
+}
+type Project {
+  name: String
+  issues(
+    "Search query for title or description."
+    search: String
+    "Specify the fields to perform the search in.\nDefaults to `[TITLE, DESCRIPTION]`. Requires the `search` argument."
+    in: [IssuableSearchableField!]
+    state: IssueState
+    first: Int
+  ): IssueConnection
+}
+enum IssuableSearchableField { TITLE DESCRIPTION }
+enum IssueState { opened closed }
+type IssueConnection { nodes: [Issue] }
+type Issue { iid: String title: String }
+"#;
+
+#[test]
+fn an_argument_whose_description_requires_another_is_left_out_without_it() {
+    let graph = std::sync::Arc::new(gqlnav_schema::load_sdl_str(PAIRED, "paired").unwrap());
+    let tb =
+        gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default()).unwrap();
+    let offered = |q: &str| -> Vec<String> {
+        let set = set_for(&tb, q);
+        let keys = set.get("project").expect("the project tool").args.iter().map(|a| a.key.clone()).collect();
+        keys
+    };
+    assert!(
+        !offered("List the open issues of acme/web-app with their numbers and titles")
+            .contains(&"issues.in".to_string()),
+        "`in` is not offered without `search`"
+    );
+    let q = "Search the open issues of the acme/web-app project for crash in their titles";
+    let set = set_for(&tb, q);
+    let project = set.get("project").expect("the project tool");
+    let arg = project
+        .args
+        .iter()
+        .find(|a| a.key == "issues.in")
+        .expect("`in` is offered");
+    assert_eq!(arg.requires, ["search"], "read from its description");
+    assert!(
+        project
+            .args
+            .iter()
+            .filter(|a| a.key != "issues.in")
+            .all(|a| a.requires.is_empty()),
+        "`Defaults to` names no argument"
+    );
+    let schema = &tb.generation().graph.schema;
+    let call = |args: Value| TypedCall {
+        tool: "project".into(),
+        arguments: args.as_object().cloned().unwrap_or_default(),
+        fields: vec!["issues.nodes[].title".into()],
+    };
+    let alone = set
+        .write(
+            schema,
+            &call(json!({"fullPath": "acme/web-app", "issues.in": ["TITLE"], "issues.state": "opened"})),
+        )
+        .expect("writes");
+    assert!(!alone.operation.contains("in:"), "{}", alone.operation);
+    assert!(alone.operation.contains("state:"), "{}", alone.operation);
+    assert!(
+        alone
+            .adjusted
+            .iter()
+            .any(|a| a.contains("`issues.in` left out") && a.contains("`issues.search`")),
+        "{:?}",
+        alone.adjusted
+    );
+    let paired = set
+        .write(
+            schema,
+            &call(json!({"fullPath": "acme/web-app", "issues.in": ["TITLE"], "issues.search": "crash"})),
+        )
+        .expect("writes");
+    assert!(
+        paired.operation.contains("in:") && paired.adjusted.is_empty(),
+        "{} {:?}",
+        paired.operation,
+        paired.adjusted
+    );
+}

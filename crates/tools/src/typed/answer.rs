@@ -50,11 +50,13 @@ impl Kinds {
 /// met (objects by key): a list's items read as `[]`, a list of scalars is a leaf (`tags[]`).
 fn leaf_kinds(data: &Value) -> Vec<(String, Kinds)> {
     let mut out = Vec::new();
-    leaves(data, String::new(), &mut out);
+    visit(data, String::new(), &mut |p, v| push(&mut out, p, v));
     out
 }
 
-fn leaves(v: &Value, at: String, out: &mut Vec<(String, Kinds)>) {
+/// Call `f` with each leaf value of `v` and its path (`a.b[].c`); a list of scalars is
+/// visited item by item and once more with `null`, so an empty one still has its path.
+fn visit(v: &Value, at: String, f: &mut dyn FnMut(String, &Value)) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
@@ -63,25 +65,67 @@ fn leaves(v: &Value, at: String, out: &mut Vec<(String, Kinds)>) {
                 } else {
                     format!("{at}.{k}")
                 };
-                leaves(x, p, out);
+                visit(x, p, f);
             }
         }
         Value::Array(a) => {
             let p = format!("{at}[]");
             if a.iter().all(|x| !x.is_object() && !x.is_array()) {
                 for x in a {
-                    push(out, p.clone(), x);
+                    f(p.clone(), x);
                 }
-                push(out, p, &Value::Null);
+                f(p, &Value::Null);
             } else {
                 for x in a {
-                    leaves(x, p.clone(), out);
+                    visit(x, p.clone(), f);
                 }
             }
         }
-        _ if !at.is_empty() => push(out, at, v),
+        _ if !at.is_empty() => f(at, v),
         _ => {}
     }
+}
+
+/// Longest value shown in [`path_view`], characters.
+const SHOWN_CHARS: usize = 60;
+
+/// The data as one line per leaf path with its first `values` distinct values and how many
+/// it holds (`project.issues.nodes[].title: "a", "b", … (23)`): the answer turn's view,
+/// where each value of the answer is one of these paths.
+pub fn path_view(data: &Value, values: usize) -> String {
+    let mut rows: Vec<(String, Vec<String>, usize)> = Vec::new();
+    visit(data, String::new(), &mut |p, v| {
+        if v.is_null() && p.ends_with("[]") {
+            return;
+        }
+        let i = match rows.iter().position(|(q, _, _)| *q == p) {
+            Some(i) => i,
+            None if rows.len() < MAX_CHOICES => {
+                rows.push((p, Vec::new(), 0));
+                rows.len() - 1
+            }
+            None => return,
+        };
+        let row = &mut rows[i];
+        row.2 += 1;
+        let mut shown = v.to_string();
+        if shown.chars().count() > SHOWN_CHARS {
+            shown = shown.chars().take(SHOWN_CHARS).collect::<String>() + "…";
+        }
+        if row.1.len() < values && !row.1.contains(&shown) {
+            row.1.push(shown);
+        }
+    });
+    let mut out = String::new();
+    for (p, shown, n) in rows {
+        let more = if n > shown.len() {
+            format!(", … ({n} values)")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("{p}: {}{more}\n", shown.join(", ")));
+    }
+    out
 }
 
 fn push(out: &mut Vec<(String, Kinds)>, p: String, v: &Value) {
@@ -383,6 +427,31 @@ mod tests {
                 {"node": {"name": "a", "level": 0}},
                 {"node": {"name": "b", "level": 1}}]},
             "tags": ["x", "y"]}})
+    }
+
+    #[test]
+    fn the_path_view_shows_each_leaf_path_once_with_its_first_values() {
+        let view = path_view(&data(), 1);
+        let lines: Vec<&str> = view.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "category.ancestors.edges[].node.level: 0, … (2 values)",
+                "category.ancestors.edges[].node.name: \"a\", … (2 values)",
+                "category.ancestors.totalCount: 2",
+                "category.parent.level: 1",
+                "category.parent.name: \"p\"",
+                "category.tags[]: \"x\", … (2 values)",
+            ]
+        );
+        // Every line's path is one the mapping chooses from.
+        let paths: Vec<String> = leaf_kinds(&data()).into_iter().map(|(p, _)| p).collect();
+        for l in &lines {
+            let p = l.split(':').next().unwrap();
+            assert!(paths.iter().any(|c| c == p), "{p}");
+        }
+        let long = json!({"a": "x".repeat(100)});
+        assert!(path_view(&long, 3).starts_with(&format!("a: \"{}…", "x".repeat(59))));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use gqlnav_schema::RootKind;
 use gqlnav_search::Query;
 use serde_json::{json, Map, Value};
 
-pub use answer::{assemble, mapping_schema};
+pub use answer::{assemble, mapping_schema, path_view};
 pub use path::{FieldPath, Step};
 pub use render::render_data;
 pub use write::{composed_remainder, TypedCall, Written};
@@ -137,6 +137,19 @@ pub struct TypedArg {
     /// of its type (`gid://gitlab/Issue/1`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub format: Vec<String>,
+    /// The other arguments of its field its description says it requires (GitLab's
+    /// `in`: "Requires the `search` argument."): without them it is left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
+}
+
+impl TypedArg {
+    /// The keys of the arguments it requires ([`TypedArg::requires`]): its own key with
+    /// its name replaced (`issues.in` → `issues.search`).
+    pub(crate) fn required_keys(&self) -> Vec<String> {
+        let prefix = self.key.strip_suffix(self.name.as_str()).unwrap_or("");
+        self.requires.iter().map(|n| format!("{prefix}{n}")).collect()
+    }
 }
 
 /// One typed tool: a root field, its arguments and the field paths it offers.
@@ -213,6 +226,7 @@ fn tool_args(
                 continue;
             }
             let (examples, format) = values::argument_examples(schema, a);
+            let requires = values::required_siblings(f, a);
             let s = inputs.arguments(std::slice::from_ref(a), &none);
             let mut schema = s["properties"][a.name.as_str()].clone();
             if let Offer::Values(v) = values {
@@ -228,8 +242,12 @@ fn tool_args(
                 schema,
                 examples,
                 format,
+                requires,
             });
         }
+        // An argument that needs another its field was not offered cannot be given well.
+        let offered: Vec<String> = args.iter().map(|x| x.key.clone()).collect();
+        args.retain(|x| x.required_keys().iter().all(|k| offered.contains(k)));
     };
     add("", String::new(), root, inputs, &mut args);
     let ret = root.ty.inner_named_type().to_string();

@@ -196,6 +196,37 @@ fn examples<'a>(description: &'a str, names: &dyn Fn(&str) -> bool) -> Vec<&'a s
     out
 }
 
+/// The other arguments of `field` that `a`'s description says it requires: names of
+/// them quoted (in backquotes or double quotes) in a sentence that says "requir…"
+/// (GitLab's `in`: "Defaults to `[TITLE, DESCRIPTION]`. Requires the `search` argument.").
+pub(super) fn required_siblings(
+    field: &apollo_compiler::ast::FieldDefinition,
+    a: &apollo_compiler::ast::InputValueDefinition,
+) -> Vec<String> {
+    let Some(d) = a.description.as_deref() else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for sentence in d.split(['.', '\n', ';']) {
+        if !sentence.to_lowercase().contains("requir") {
+            continue;
+        }
+        for q in ['`', '"'] {
+            for name in sentence.split(q).skip(1).step_by(2) {
+                let name = name.trim();
+                let sibling = field
+                    .arguments
+                    .iter()
+                    .any(|b| b.name.as_str() == name && b.name != a.name);
+                if sibling && !out.iter().any(|x| x == name) {
+                    out.push(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The example values an argument's description gives, and those its custom scalar's
 /// description gives (GitLab's `IssueID`: "An example `IssueID` is:
 /// `\"gid://gitlab/Issue/1\"`."), read from whole descriptions (the tools show first
@@ -321,6 +352,7 @@ mod tests {
                 .map(str::to_string)
                 .collect(),
             format: Vec::new(),
+            requires: Vec::new(),
         }
     }
 

@@ -128,7 +128,8 @@ impl TypedToolSet {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         check_arguments(tool, &arguments)?;
-        let adjusted = split_composed(tool, &mut arguments);
+        let mut adjusted = split_composed(tool, &mut arguments);
+        adjusted.extend(drop_unpaired(tool, &mut arguments));
         let ret = field_def(schema, &self.root_type, &tool.name)
             .map(|d| d.ty.inner_named_type().to_string())
             .ok_or_else(|| {
@@ -290,6 +291,33 @@ fn split_composed(tool: &TypedTool, arguments: &mut Map<String, Value>) -> Vec<S
                 let rest = rest.to_string();
                 arguments.insert(a.key.clone(), Value::String(rest));
             }
+        }
+    }
+    out
+}
+
+/// Leave out each given argument whose description requires another argument of its
+/// field ([`TypedArg::requires`]) the call did not give (`issues.in` without
+/// `issues.search`: a small model fills an enum it was offered beside a filter it means,
+/// and the upstream refuses or reads it otherwise). Says what it left out.
+fn drop_unpaired(tool: &TypedTool, arguments: &mut Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in &tool.args {
+        if a.requires.is_empty() || !arguments.contains_key(&a.key) {
+            continue;
+        }
+        let missing: Vec<String> = a
+            .required_keys()
+            .into_iter()
+            .filter(|k| !arguments.contains_key(k))
+            .collect();
+        if !missing.is_empty() {
+            arguments.remove(&a.key);
+            out.push(format!(
+                "`{}` left out: its description requires `{}`, which the call did not give",
+                a.key,
+                missing.join("`, `")
+            ));
         }
     }
     out
