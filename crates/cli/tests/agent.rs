@@ -880,6 +880,9 @@ fn the_typed_strategy_writes_the_operation_runs_it_on_the_mock_and_grades_the_gr
     );
     let prompt = seen[3].1["messages"][0]["content"].as_str().unwrap();
     assert!(prompt.contains("give the path of the data"), "{prompt}");
+    // The data is shown as those paths, each with its value.
+    let data = seen[3].1["messages"][1]["content"].as_str().unwrap();
+    assert!(data.contains(&format!("{tool}.{path}: {stars}")), "{data}");
 }
 
 #[test]
@@ -1214,4 +1217,56 @@ fn a_call_with_a_value_the_question_does_not_say_offers_the_other_tools() {
         .filter_map(Value::as_str)
         .collect();
     assert!(!names.is_empty() && !names.contains(&name), "{names:?}");
+}
+
+/// A result over the toolbox's cap: `execute` gives the model the capped text and no
+/// structured data; `execute_data` also hands an in-process caller (the typed agent's
+/// answer by paths) the whole data the upstream (the real mock, on 127.0.0.1) sent.
+#[test]
+fn execute_data_keeps_the_whole_data_the_cap_cut_from_the_text() {
+    let s = schema("github");
+    let (_mock, url) = common::mock_upstream(&s);
+    let sdl = std::fs::read_to_string(&s).unwrap();
+    let graph = Arc::new(gqlnav_schema::load_sdl_str(&sdl, "github").unwrap());
+    let mut config = gqlnav_tools::ToolsConfig {
+        endpoint: Some(url.clone()),
+        ..Default::default()
+    };
+    config.policy.max_result_tokens = 40;
+    let tools = gqlnav_tools::Toolbox::build(graph, None, config).unwrap();
+    let req = gqlnav_tools::OperationRequest::new(
+        "{ repository(owner: \"octocat\", name: \"hello-world\") { issues(first: 20) { nodes { title body } } } }",
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (out, data) = rt.block_on(tools.execute_data(&req));
+    assert!(!out.is_error, "{}", out.text);
+    assert!(out.text.contains("truncated"), "{}", out.text);
+    let structured = out.structured.expect("structured");
+    assert_eq!(structured["truncated"], true);
+    assert_eq!(structured["data"], json!({"truncated": true}));
+    let data = data.expect("the whole data");
+    let nodes = data["repository"]["issues"]["nodes"]
+        .as_array()
+        .expect("the issues");
+    assert!(nodes.iter().all(|n| n["title"].is_string()));
+    let shown = nodes
+        .iter()
+        .filter(|n| out.text.contains(n["title"].as_str().unwrap_or("")))
+        .count();
+    assert!(
+        nodes.len() > 1 && shown < nodes.len(),
+        "the data holds the items the text cut: {shown} of {} shown",
+        nodes.len()
+    );
+    // `execute` is the same call without the data.
+    let plain = rt.block_on(tools.execute(&req));
+    assert_eq!(plain.text, out.text);
+    // Nothing executed, no data.
+    let (bad, none) = rt.block_on(tools.execute_data(&gqlnav_tools::OperationRequest::new(
+        "{ repository { nope } }",
+    )));
+    assert!(bad.is_error && none.is_none(), "{}", bad.text);
 }

@@ -58,9 +58,8 @@ pub use toolbox::{
 };
 pub use typed::{
     assemble as assemble_answer, composed_remainder, mapping_schema as answer_mapping, path_view,
-    render_data,
-    words as name_words, FieldPath, Step, TypedArg, TypedCall, TypedOptions, TypedTool,
-    TypedToolSet, Written,
+    render_data, words as name_words, FieldPath, Step, TypedArg, TypedCall, TypedOptions,
+    TypedTool, TypedToolSet, Written,
 };
 pub use util::{cap_text, make_cursor, read_cursor, Scrubber};
 pub use validate::{

@@ -821,7 +821,13 @@ fn an_argument_whose_description_requires_another_is_left_out_without_it() {
         gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default()).unwrap();
     let offered = |q: &str| -> Vec<String> {
         let set = set_for(&tb, q);
-        let keys = set.get("project").expect("the project tool").args.iter().map(|a| a.key.clone()).collect();
+        let keys = set
+            .get("project")
+            .expect("the project tool")
+            .args
+            .iter()
+            .map(|a| a.key.clone())
+            .collect();
         keys
     };
     assert!(

@@ -148,7 +148,10 @@ impl TypedArg {
     /// its name replaced (`issues.in` → `issues.search`).
     pub(crate) fn required_keys(&self) -> Vec<String> {
         let prefix = self.key.strip_suffix(self.name.as_str()).unwrap_or("");
-        self.requires.iter().map(|n| format!("{prefix}{n}")).collect()
+        self.requires
+            .iter()
+            .map(|n| format!("{prefix}{n}"))
+            .collect()
     }
 }
 
