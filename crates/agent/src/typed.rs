@@ -450,14 +450,7 @@ impl Session<'_> {
         // the choices themselves, not JSON to read them from.
         let shown = match (&mapping, &st.last_json) {
             (Some(_), Some(d)) => {
-                let view = path_view(d, SHOWN_VALUES);
-                let (view, _) = cap_text(
-                    &view,
-                    usize::MAX,
-                    self.opts.result_tokens.min(TYPED_RESULT_TOKENS),
-                    &st.meter,
-                    "",
-                );
+                let view = self.typed_cap(st, &path_view(d, SHOWN_VALUES), "");
                 format!("Data from the API, one path a line with its first values:\n{view}")
             }
             _ => format!(
@@ -657,13 +650,7 @@ impl Session<'_> {
             st.seen.insert(key, turn);
             self.typed_execute(st, &action).await
         };
-        let (text, _) = cap_text(
-            &text,
-            usize::MAX,
-            self.opts.result_tokens.min(TYPED_RESULT_TOKENS),
-            &st.meter,
-            "choose fewer fields or a smaller `first`",
-        );
+        let text = self.typed_cap(st, &text, "choose fewer fields or a smaller `first`");
         if !is_error {
             st.last_data = Some(text.clone());
         }
@@ -703,6 +690,13 @@ impl Session<'_> {
         st.messages[0] = Message::new(Role::System, typed_system(&st.set, &st.answer));
         let names: Vec<&str> = st.set.tools.iter().map(|t| t.name.as_str()).collect();
         format!("{head} Choose another tool: {}.", names.join(", "))
+    }
+
+    /// `text` cut to the typed result cap ([`TYPED_RESULT_TOKENS`], or the run's lower
+    /// one), with `advice` in the cut's note.
+    fn typed_cap(&self, st: &TypedRun, text: &str, advice: &str) -> String {
+        let tokens = self.opts.result_tokens.min(TYPED_RESULT_TOKENS);
+        cap_text(text, usize::MAX, tokens, &st.meter, advice).0
     }
 
     async fn typed_execute(&self, st: &mut TypedRun, action: &Value) -> (String, bool) {

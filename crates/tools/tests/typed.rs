@@ -599,10 +599,7 @@ fn a_lookups_arguments_are_alternatives_the_grammar_takes_one_of() {
 #[test]
 fn a_root_lookup_takes_exactly_one_of_its_arguments_and_the_menu_says_which() {
     let sdl = common::repo_file("benchmarks/heldout/schemas/nautical/schema.graphql");
-    let graph =
-        std::sync::Arc::new(gqlnav_schema::load_sdl_str(&sdl, "nautical").expect("nautical"));
-    let tb = gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default())
-        .expect("toolbox");
+    let tb = sdl_toolbox(&sdl, "nautical");
     let q = "Which company runs the seller store \"acme-outfitters\", and when was it created?";
     let set = tb
         .typed_tools(q, &TypedOptions::default())
@@ -646,6 +643,17 @@ fn a_root_lookup_takes_exactly_one_of_its_arguments_and_the_menu_says_which() {
         .write(&tb.generation().graph.schema, &call)
         .expect_err("no alternative");
     assert!(err.to_string().contains("exactly one"), "{err}");
+}
+
+/// A toolbox over an SDL text, no upstream.
+fn sdl_toolbox(sdl: &str, name: &str) -> gqlnav_tools::Toolbox {
+    let graph = gqlnav_schema::load_sdl_str(sdl, name).expect("the SDL loads");
+    gqlnav_tools::Toolbox::build(
+        std::sync::Arc::new(graph),
+        None,
+        gqlnav_tools::ToolsConfig::default(),
+    )
+    .expect("toolbox")
 }
 
 fn set_for(tb: &gqlnav_tools::Toolbox, q: &str) -> TypedToolSet {
@@ -744,9 +752,7 @@ type Issue { iid: String title: String }
 
 #[test]
 fn the_menu_leaves_out_a_lookup_whose_value_form_the_question_does_not_have() {
-    let graph = std::sync::Arc::new(gqlnav_schema::load_sdl_str(GLOBAL_IDS, "ids").unwrap());
-    let tb =
-        gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default()).unwrap();
+    let tb = sdl_toolbox(GLOBAL_IDS, "ids");
     let menu = |q: &str| -> Vec<String> {
         let set = set_for(&tb, q);
         let names: Vec<String> = set.tools.iter().map(|t| t.name.clone()).collect();
@@ -816,9 +822,7 @@ type Issue { iid: String title: String }
 
 #[test]
 fn an_argument_whose_description_requires_another_is_left_out_without_it() {
-    let graph = std::sync::Arc::new(gqlnav_schema::load_sdl_str(PAIRED, "paired").unwrap());
-    let tb =
-        gqlnav_tools::Toolbox::build(graph, None, gqlnav_tools::ToolsConfig::default()).unwrap();
+    let tb = sdl_toolbox(PAIRED, "paired");
     let offered = |q: &str| -> Vec<String> {
         let set = set_for(&tb, q);
         let keys = set
